@@ -1,0 +1,227 @@
+#include "framework/perf/pmu.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "framework/perf/string_view_bridge.h"
+#include "framework/perf/sysfs_file.h"
+
+namespace pmubench::perf {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Names of core PMUs: x86 ("cpu", hybrid "cpu_core"/"cpu_atom") first, then
+// arm64 PMUs, which are named after the core ("armv8_pmuv3_0",
+// "armv8_cortex_a76").
+bool LooksLikeArmCorePmu(absl::string_view name) {
+  return absl::StartsWith(name, "armv8_") || absl::StartsWith(name, "armv9_");
+}
+
+absl::StatusOr<int> ParseBit(absl::string_view text, absl::string_view whole) {
+  int bit = 0;
+  if (!absl::SimpleAtoi(text, &bit) || bit < 0 || bit > 63) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "format \"", whole, "\": bit \"", text, "\" is not a number in 0..63"));
+  }
+  return bit;
+}
+
+// Reads events/<alias> plus its .scale and .unit companions. Other
+// companions (.snapshot, .per-pkg) do not change what a counting read means.
+std::map<std::string, EventAlias> LoadAliases(const fs::path& dir) {
+  std::map<std::string, EventAlias> aliases;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find('.') != std::string::npos) continue;
+    std::optional<std::string> terms = ReadTrimmedFile(entry.path().string());
+    if (!terms) continue;
+    EventAlias alias;
+    alias.terms = *terms;
+    if (std::optional<std::string> scale =
+            ReadTrimmedFile((dir / (name + ".scale")).string())) {
+      double value = 1.0;
+      if (absl::SimpleAtod(*scale, &value)) alias.scale = value;
+    }
+    if (std::optional<std::string> unit =
+            ReadTrimmedFile((dir / (name + ".unit")).string())) {
+      alias.unit = *unit;
+    }
+    aliases.emplace(name, std::move(alias));
+  }
+  return aliases;
+}
+
+// Reads format/<term>. A field this parser cannot express (for example
+// config3 of newer kernels) is left out; using it then fails as an unknown
+// term, naming the valid ones.
+std::map<std::string, FormatField> LoadFormats(const fs::path& dir) {
+  std::map<std::string, FormatField> formats;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    std::optional<std::string> text = ReadTrimmedFile(entry.path().string());
+    if (!text) continue;
+    absl::StatusOr<FormatField> field = PmuRegistry::ParseFormat(*text);
+    if (field.ok()) {
+      formats.emplace(entry.path().filename().string(), *std::move(field));
+    }
+  }
+  return formats;
+}
+
+}  // namespace
+
+absl::StatusOr<FormatField> PmuRegistry::ParseFormat(
+    std::string_view format_text) {
+  const absl::string_view text = absl::StripAsciiWhitespace(AsAbsl(format_text));
+  const size_t colon = text.find(':');
+  if (colon == absl::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "format \"", text, "\": expected config[12]:LO-HI[,BIT...]"));
+  }
+  const absl::string_view word_name = text.substr(0, colon);
+  int word = 0;
+  if (word_name == "config") {
+    word = 0;
+  } else if (word_name == "config1") {
+    word = 1;
+  } else if (word_name == "config2") {
+    word = 2;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("format \"", text, "\": unknown word \"", word_name,
+                     "\" (expected config, config1 or config2)"));
+  }
+  FormatField field;
+  for (absl::string_view part : absl::StrSplit(text.substr(colon + 1), ',')) {
+    BitRange range{word, 0, 0};
+    const size_t dash = part.find('-');
+    absl::StatusOr<int> lo = ParseBit(part.substr(0, dash), text);
+    if (!lo.ok()) return lo.status();
+    range.lo = range.hi = *lo;
+    if (dash != absl::string_view::npos) {
+      absl::StatusOr<int> hi = ParseBit(part.substr(dash + 1), text);
+      if (!hi.ok()) return hi.status();
+      range.hi = *hi;
+    }
+    if (range.hi < range.lo) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "format \"", text, "\": range \"", part, "\" runs backwards"));
+    }
+    field.ranges.push_back(range);
+  }
+  return field;
+}
+
+absl::StatusOr<std::vector<int>> PmuRegistry::ParseCpuList(
+    std::string_view list_text) {
+  std::vector<int> cpus;
+  const absl::string_view text = absl::StripAsciiWhitespace(AsAbsl(list_text));
+  if (text.empty()) return cpus;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    const size_t dash = part.find('-');
+    int lo = 0;
+    int hi = 0;
+    bool ok = absl::SimpleAtoi(part.substr(0, dash), &lo);
+    hi = lo;
+    if (ok && dash != absl::string_view::npos) {
+      ok = absl::SimpleAtoi(part.substr(dash + 1), &hi);
+    }
+    if (!ok || lo < 0 || hi < lo) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cpu list \"", text, "\": \"", part, "\" is not N or N-M"));
+    }
+    for (int cpu = lo; cpu <= hi; ++cpu) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+absl::StatusOr<PmuRegistry> PmuRegistry::Load(std::string root) {
+  PmuRegistry registry;
+  registry.root_ = root;
+  std::error_code ec;
+  fs::directory_iterator it(root, ec);
+  if (ec) {
+    if (ec == std::errc::no_such_file_or_directory) return registry;
+    return absl::UnavailableError(absl::StrCat(
+        "cannot list PMUs in ", root, ": ", ec.message(),
+        " (is sysfs mounted at /sys?)"));
+  }
+  for (const fs::directory_entry& entry : it) {
+    const fs::path dir = entry.path();
+    std::optional<std::string> type_text = ReadTrimmedFile((dir / "type").string());
+    uint32_t type = 0;
+    if (!type_text || !absl::SimpleAtoi(*type_text, &type)) continue;
+    Pmu pmu;
+    pmu.name = dir.filename().string();
+    pmu.type = type;
+    pmu.formats = LoadFormats(dir / "format");
+    pmu.aliases = LoadAliases(dir / "events");
+    registry.pmus_.emplace(pmu.name, std::move(pmu));
+  }
+  if (const Pmu* core = registry.CorePmu()) {
+    std::optional<std::string> rdpmc =
+        ReadTrimmedFile((fs::path(root) / core->name / "rdpmc").string());
+    int setting = 0;
+    if (rdpmc && absl::SimpleAtoi(*rdpmc, &setting)) {
+      registry.rdpmc_setting_ = setting;
+    }
+  }
+  return registry;
+}
+
+const Pmu* PmuRegistry::Find(std::string_view name) const {
+  auto it = pmus_.find(std::string(name));
+  return it == pmus_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> PmuRegistry::Names() const {
+  std::vector<std::string> names;
+  names.reserve(pmus_.size());
+  for (const auto& [name, pmu] : pmus_) names.push_back(name);
+  return names;
+}
+
+const Pmu* PmuRegistry::CorePmu() const {
+  if (const Pmu* cpu = Find("cpu")) return cpu;
+  if (const Pmu* cpu_core = Find("cpu_core")) return cpu_core;
+  for (const auto& [name, pmu] : pmus_) {
+    if (LooksLikeArmCorePmu(name)) return &pmu;
+  }
+  return nullptr;
+}
+
+bool PmuRegistry::IsHybrid() const {
+  return Find("cpu_core") != nullptr && Find("cpu_atom") != nullptr;
+}
+
+std::optional<int> PmuRegistry::RdpmcSetting() const { return rdpmc_setting_; }
+
+absl::StatusOr<std::vector<int>> PmuRegistry::CpuList(
+    std::string_view pmu_name_text) const {
+  const absl::string_view pmu_name = AsAbsl(pmu_name_text);
+  if (Find(pmu_name_text) == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("no PMU \"", pmu_name, "\" under ", root_));
+  }
+  const fs::path dir = fs::path(root_) / std::string(pmu_name);
+  for (const char* file : {"cpus", "cpumask"}) {
+    if (std::optional<std::string> text = ReadTrimmedFile((dir / file).string())) {
+      return ParseCpuList(*text);
+    }
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "PMU \"", pmu_name, "\" has neither ", (dir / "cpus").string(), " nor ",
+      (dir / "cpumask").string(), "; it is not tied to a subset of CPUs"));
+}
+
+}  // namespace pmubench::perf

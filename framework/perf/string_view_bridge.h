@@ -1,0 +1,20 @@
+// Debian's Abseil (20220623) is built with ABSL_OPTION_USE_STD_STRING_VIEW 0:
+// absl::string_view is its own type and std::string_view does not convert to
+// it. The public headers take std::string_view; .cc files convert once with
+// AsAbsl before calling absl::StrCat, StrSplit, SimpleAtoi and friends.
+#ifndef PMUBENCH_FRAMEWORK_PERF_STRING_VIEW_BRIDGE_H_
+#define PMUBENCH_FRAMEWORK_PERF_STRING_VIEW_BRIDGE_H_
+
+#include <string_view>
+
+#include "absl/strings/string_view.h"
+
+namespace pmubench::perf {
+
+inline absl::string_view AsAbsl(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
+
+}  // namespace pmubench::perf
+
+#endif  // PMUBENCH_FRAMEWORK_PERF_STRING_VIEW_BRIDGE_H_

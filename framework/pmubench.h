@@ -1,0 +1,42 @@
+// pmubench: Google Benchmark cases with hardware performance counters per
+// iteration. This is the one header a benchmark file includes.
+//
+//   #include "framework/pmubench.h"
+//
+//   static void BM_Sum(pmubench::State& state) {
+//     std::vector<int> v = Make(state.range(0));   // setup: not counted
+//     for (auto _ : state) benchmark::DoNotOptimize(Sum(v));  // counted
+//     state.SetItemsProcessed(state.iterations() * v.size());
+//   }
+//   PMU_BENCHMARK(BM_Sum)->Range(1 << 10, 1 << 20);
+//
+//   // A case that names its own events (`--counters` still overrides them):
+//   PMU_BENCHMARK_WITH_COUNTERS(BM_Chase, "L1-dcache-load-misses,LLC-load-misses");
+//
+//   // Fixture form, like BENCHMARK_F:
+//   class Table : public pmubench::Fixture {
+//    public:
+//     void SetUp(pmubench::State& state) override { ... }
+//     void TearDown(pmubench::State& state) override { ... }
+//   };
+//   PMU_BENCHMARK_F(Table, Lookup)(pmubench::State& state) {
+//     for (auto _ : state) ...
+//   }
+//   // or PMU_BENCHMARK_DEFINE_F(Table, Lookup)(pmubench::State& state) {...}
+//   //    PMU_BENCHMARK_REGISTER_F(Table, Lookup)->Arg(8);
+//
+// Every PMU_BENCHMARK* macro returns benchmark::internal::Benchmark*, so every
+// builder call (Arg, Range, Threads, Repetitions, MinTime, Unit, ...) and every
+// --benchmark_* flag works unchanged. Plain BENCHMARK cases may live in the
+// same binary and report time only. Link `pmubench_main` for a main() that
+// adds --counters and the pmubench_* JSON context.
+#ifndef PMUBENCH_FRAMEWORK_PMUBENCH_H_
+#define PMUBENCH_FRAMEWORK_PMUBENCH_H_
+
+#include <benchmark/benchmark.h>
+
+#include "framework/runner/fixture.h"
+#include "framework/runner/registration.h"
+#include "framework/runner/state.h"
+
+#endif  // PMUBENCH_FRAMEWORK_PMUBENCH_H_

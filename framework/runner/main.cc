@@ -1,0 +1,142 @@
+// main() of pmubench_main: Google Benchmark's flags plus ours, the counter
+// session checked before any benchmark runs, the pmubench console reporter,
+// and a --benchmark_out file written whole or not at all.
+//
+// Exit status: 0 after a run (a case that failed is marked failed in the
+// console and JSON), 2 on bad input: an unknown flag, an event that is
+// unknown, malformed, missing on this machine or not permitted, or an output
+// file that cannot be created.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/string_view.h"
+#include "benchmark/benchmark.h"
+#include "framework/perf/event_spec.h"
+#include "framework/perf/pmu.h"
+#include "framework/runner/command_line.h"
+#include "framework/runner/console_reporter.h"
+#include "framework/runner/output_file.h"
+#include "framework/runner/session.h"
+
+ABSL_FLAG(std::string, counters, "",
+          "Events to count in every PMU_BENCHMARK case, comma separated and "
+          "spelled as for `perf stat -e` (cycles, instructions, "
+          "L1-dcache-load-misses, task-clock, page-faults, msr/tsc/, "
+          "r01c2, cpu/event=0xc0/, ...; :u/:k modifiers), or 'none' to turn "
+          "counting off. Default: each case's own list, else "
+          "cycles,instructions,branches,branch-misses, or "
+          "task-clock,page-faults,context-switches on a machine without a "
+          "hardware PMU.");
+ABSL_FLAG(bool, pmubench_no_rdpmc, false,
+          "Read counters with read(2) even where rdpmc is allowed.");
+ABSL_FLAG(bool, pmubench_list_events, false,
+          "Print the event names this machine accepts and exit.");
+
+namespace {
+
+const std::vector<std::string>& OwnFlags() {
+  static const auto* flags = new std::vector<std::string>{
+      "counters", "pmubench_no_rdpmc", "pmubench_list_events"};
+  return *flags;
+}
+
+int BadInput(std::string_view program, absl::string_view message) {
+  std::cerr << program << ": error: " << message << "\n";
+  return 2;
+}
+
+bool IsTruthy(std::string_view value) {
+  return value == "true" || value == "yes" || value == "1" || value == "on" ||
+         value == "t" || value == "y";
+}
+
+// As Google Benchmark decides for its own console reporter.
+benchmark::ConsoleReporter::OutputOptions ConsoleOptions(int argc,
+                                                         char** argv) {
+  const std::string color =
+      pmubench::PeekFlag(argc, argv, "benchmark_color").value_or("auto");
+  const char* term = std::getenv("TERM");
+  const bool use_color =
+      color == "auto" ? (::isatty(STDOUT_FILENO) && term != nullptr &&
+                         std::string_view(term) != "dumb")
+                      : IsTruthy(color);
+  const bool tabular = IsTruthy(
+      pmubench::PeekFlag(argc, argv, "benchmark_counters_tabular")
+          .value_or("false"));
+  int options = benchmark::ConsoleReporter::OO_None;
+  if (use_color) options |= benchmark::ConsoleReporter::OO_Color;
+  if (tabular) options |= benchmark::ConsoleReporter::OO_Tabular;
+  return static_cast<benchmark::ConsoleReporter::OutputOptions>(options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string_view program = argc > 0 ? argv[0] : "pmubench";
+  if (pmubench::WantsHelp(argc, argv)) {
+    std::cout << pmubench::HelpText(program, OwnFlags());
+    return 0;
+  }
+  // Peek before benchmark::Initialize removes its flags from argv.
+  const std::string format =
+      pmubench::PeekFlag(argc, argv, "benchmark_format").value_or("console");
+  const benchmark::ConsoleReporter::OutputOptions console_options =
+      ConsoleOptions(argc, argv);
+
+  pmubench::OutputFileGuard output_file;
+  if (absl::Status s = output_file.Redirect(argc, argv); !s.ok()) {
+    return BadInput(program, s.message());
+  }
+  benchmark::Initialize(&argc, argv);
+  if (absl::Status s = pmubench::ParseOwnFlags(argc, argv, OwnFlags());
+      !s.ok()) {
+    return BadInput(program, s.message());
+  }
+
+  if (absl::GetFlag(FLAGS_pmubench_list_events)) {
+    absl::StatusOr<pmubench::perf::PmuRegistry> pmus =
+        pmubench::perf::PmuRegistry::Load();
+    if (!pmus.ok()) return BadInput(program, pmus.status().message());
+    for (const std::string& name : pmubench::perf::KnownEventNames(*pmus)) {
+      std::cout << name << "\n";
+    }
+    if (!pmus->HasHardwarePmu()) {
+      std::cerr << "note: this machine exposes no hardware PMU; only software "
+                   "events and non-core PMUs (e.g. msr/tsc/) can be counted\n";
+    }
+    return 0;
+  }
+
+  pmubench::RunOptions options;
+  options.counters = absl::GetFlag(FLAGS_counters);
+  options.use_rdpmc = !absl::GetFlag(FLAGS_pmubench_no_rdpmc);
+  absl::StatusOr<pmubench::SessionInfo> session = pmubench::Prepare(options);
+  if (!session.ok()) return BadInput(program, session.status().message());
+  // The console header prints the notice; other formats get it here, once.
+  if (format != "console" && !session->notice.empty()) {
+    std::cerr << session->notice << "\n";
+  }
+  for (const auto& [key, value] : session->context) {
+    benchmark::AddCustomContext(key, value);
+  }
+
+  std::unique_ptr<benchmark::BenchmarkReporter> display;
+  if (format == "console") {
+    display = std::make_unique<pmubench::PmuConsoleReporter>(console_options,
+                                                             *session);
+  }
+  benchmark::RunSpecifiedBenchmarks(display.get());
+  benchmark::Shutdown();
+  if (absl::Status s = output_file.Commit(); !s.ok()) {
+    std::cerr << program << ": error: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,54 @@
+#include "framework/runner/state.h"
+
+namespace pmubench {
+
+bool State::StartBatch() {
+  if (phase_ != Phase::kNotStarted) return false;
+  // KeepRunningBatch(max_iterations) starts the timer and claims the whole
+  // batch; it returns false only when an error was set before the loop, in
+  // which case Google Benchmark has already finished the batch itself.
+  if (!gb_.KeepRunningBatch(max_iterations)) {
+    phase_ = Phase::kFinished;
+    return false;
+  }
+  phase_ = Phase::kRunning;
+  if (meter_ != nullptr) meter_->Start();
+  return true;
+}
+
+void State::FinishBatch() {
+  if (phase_ != Phase::kRunning) return;
+  phase_ = Phase::kFinished;
+  keep_running_left_ = 0;
+  const bool counting = meter_ != nullptr && !paused_;
+  if (counting) meter_->Stop();
+  // The batch was claimed whole, so this returns false and stops the timer.
+  [[maybe_unused]] const bool more = gb_.KeepRunningBatch(1);
+  if (counting) meter_->Accumulate();
+}
+
+void State::PauseTiming() {
+  const bool counting =
+      meter_ != nullptr && phase_ == Phase::kRunning && !paused_;
+  if (counting) meter_->Stop();
+  gb_.PauseTiming();
+  if (counting) meter_->Accumulate();
+  paused_ = true;
+}
+
+void State::ResumeTiming() {
+  gb_.ResumeTiming();
+  if (meter_ != nullptr && phase_ == Phase::kRunning && paused_) {
+    meter_->Start();
+  }
+  paused_ = false;
+}
+
+void State::SkipWithError(const char* message) {
+  gb_.SkipWithError(message);
+  // A KeepRunning loop ends after the current iteration, as in Google
+  // Benchmark.
+  keep_running_left_ = 0;
+}
+
+}  // namespace pmubench

@@ -1,0 +1,164 @@
+// pmubench::State: what a PMU_BENCHMARK case body sees. It offers the
+// benchmark::State surface (range, iterations, max_iterations, threads,
+// thread_index, PauseTiming/ResumeTiming, SkipWithError, SetLabel,
+// SetItemsProcessed, SetBytesProcessed, SetComplexityN, counters, the
+// range-for loop and KeepRunning) and wraps each batch in counter snapshots.
+//
+// How one batch is measured (DESIGN.md, "How a batch is measured"):
+//   1. benchmark::State::KeepRunningBatch(max_iterations) starts the timer and
+//      takes the whole batch at once;
+//   2. start snapshot of the thread's counter group;
+//   3. the user's loop counts down a local counter (the same code as Google
+//      Benchmark's own iterator: no extra work per iteration);
+//   4. stop snapshot;
+//   5. KeepRunningBatch(1) returns false and stops the timer.
+// So the counted region is exactly the user's loop: setup before the loop and
+// teardown after it are not counted. PauseTiming takes a stop snapshot before
+// stopping the timer; ResumeTiming restarts the timer, then snapshots.
+//
+// NOTE: like benchmark::State, a State is used by one thread and lives for
+// one batch. Do not break out of the loop except after SkipWithError.
+#ifndef PMUBENCH_FRAMEWORK_RUNNER_STATE_H_
+#define PMUBENCH_FRAMEWORK_RUNNER_STATE_H_
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <string>
+
+#include "framework/runner/batch_meter.h"
+
+namespace pmubench {
+
+class State {
+ public:
+  struct StateIterator;
+  friend struct StateIterator;
+
+  // `meter` is null when counting is off (--counters=none). Neither pointer
+  // is owned; both outlive the State.
+  State(benchmark::State& gb_state, internal::BatchMeter* meter) noexcept
+      : max_iterations(gb_state.max_iterations),
+        counters(gb_state.counters),
+        gb_(gb_state),
+        meter_(meter) {}
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+
+  // Range-for loop: `for (auto _ : state) { ... }`. begin() starts the batch
+  // (timer, then start snapshot); the loop's end takes the stop snapshot and
+  // stops the timer.
+  BENCHMARK_ALWAYS_INLINE StateIterator begin();
+  BENCHMARK_ALWAYS_INLINE StateIterator end();
+
+  // `while (state.KeepRunning()) { ... }`: true exactly max_iterations times.
+  BENCHMARK_ALWAYS_INLINE bool KeepRunning();
+
+  // Counters pause and resume with the timer (stop snapshot, then the timer;
+  // resume in reverse), so work done while paused is not counted.
+  void PauseTiming();
+  void ResumeTiming();
+
+  // Reported as a failed run; the other cases still run and are written.
+  // Break out of a range-for loop after calling it (a KeepRunning loop ends
+  // by itself at the end of the current iteration).
+  void SkipWithError(const char* message);
+  void SkipWithError(const std::string& message) {
+    SkipWithError(message.c_str());
+  }
+  bool error_occurred() const { return gb_.error_occurred(); }
+
+  void SetIterationTime(double seconds) { gb_.SetIterationTime(seconds); }
+  void SetLabel(const std::string& label) { gb_.SetLabel(label); }
+  void SetItemsProcessed(int64_t items) { gb_.SetItemsProcessed(items); }
+  void SetBytesProcessed(int64_t bytes) { gb_.SetBytesProcessed(bytes); }
+  void SetComplexityN(int64_t n) { gb_.SetComplexityN(n); }
+  int64_t items_processed() const { return gb_.items_processed(); }
+  int64_t bytes_processed() const { return gb_.bytes_processed(); }
+  int64_t complexity_length_n() const { return gb_.complexity_length_n(); }
+
+  int64_t range(std::size_t pos = 0) const { return gb_.range(pos); }
+  int threads() const { return gb_.threads(); }
+  int thread_index() const { return gb_.thread_index(); }
+  // 0 before the loop; max_iterations once it has started.
+  benchmark::IterationCount iterations() const { return gb_.iterations(); }
+
+  // The Google Benchmark state underneath, for anything not mirrored here.
+  // NOTE: calling its KeepRunning/PauseTiming directly bypasses the counters.
+  benchmark::State& benchmark_state() { return gb_; }
+
+  const benchmark::IterationCount max_iterations;
+  benchmark::UserCounters& counters;
+
+ private:
+  friend class internal::CaseRunner;
+
+  enum class Phase { kNotStarted, kRunning, kFinished };
+
+  // Steps 1-2. False when Google Benchmark refuses to run (an error was set
+  // before the loop); the loop then runs zero times.
+  bool StartBatch();
+  // Steps 4-5. Safe to call more than once.
+  void FinishBatch();
+
+  benchmark::State& gb_;
+  internal::BatchMeter* const meter_;
+  Phase phase_ = Phase::kNotStarted;
+  bool paused_ = false;
+  benchmark::IterationCount keep_running_left_ = 0;
+};
+
+struct State::StateIterator {
+  struct BENCHMARK_UNUSED Value {};
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = Value;
+  using reference = Value;
+  using pointer = Value;
+  using difference_type = std::ptrdiff_t;
+
+  BENCHMARK_ALWAYS_INLINE StateIterator() : cached_(0), parent_(nullptr) {}
+  BENCHMARK_ALWAYS_INLINE explicit StateIterator(State* state)
+      : cached_(state->StartBatch() ? state->max_iterations : 0),
+        parent_(state) {}
+
+  BENCHMARK_ALWAYS_INLINE Value operator*() const { return Value(); }
+  BENCHMARK_ALWAYS_INLINE StateIterator& operator++() {
+    --cached_;
+    return *this;
+  }
+  // The only per-iteration work: a decrement and this compare, as in
+  // benchmark::State::StateIterator.
+  BENCHMARK_ALWAYS_INLINE bool operator!=(const StateIterator&) const {
+    if (BENCHMARK_BUILTIN_EXPECT(cached_ != 0, true)) return true;
+    parent_->FinishBatch();
+    return false;
+  }
+
+ private:
+  benchmark::IterationCount cached_;
+  State* const parent_;
+};
+
+inline BENCHMARK_ALWAYS_INLINE State::StateIterator State::begin() {
+  return StateIterator(this);
+}
+inline BENCHMARK_ALWAYS_INLINE State::StateIterator State::end() {
+  return StateIterator();
+}
+
+inline BENCHMARK_ALWAYS_INLINE bool State::KeepRunning() {
+  if (BENCHMARK_BUILTIN_EXPECT(keep_running_left_ != 0, true)) {
+    --keep_running_left_;
+    return true;
+  }
+  if (phase_ == Phase::kNotStarted && StartBatch()) {
+    keep_running_left_ = max_iterations - 1;
+    return true;
+  }
+  FinishBatch();
+  return false;
+}
+
+}  // namespace pmubench
+
+#endif  // PMUBENCH_FRAMEWORK_RUNNER_STATE_H_

@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""Plots pmubench (Google Benchmark JSON) runs into PNGs and an index.html.
+
+    python3 reports/plot.py RUN.json [MORE.json ...] -o OUTDIR
+
+With several files the first is the baseline of the comparison plots.
+Exit status: 0 written, 2 bad input or usage (the message names the file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(_HERE), "scripts"))
+sys.path.insert(0, _HERE)
+
+import benchjson  # noqa: E402
+import html_page  # noqa: E402
+import outdir as outdir_mod  # noqa: E402
+import report  # noqa: E402
+
+EXIT_BAD_INPUT = 2
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="plot.py",
+        description="Plot pmubench JSON runs (--benchmark_out_format=json) into "
+                    "PNGs and OUTDIR/index.html. With several files the first is "
+                    "the baseline of the comparison plots.")
+    parser.add_argument("files", nargs="+", metavar="RUN.json",
+                        help="Google Benchmark JSON written by pmubench")
+    parser.add_argument("-o", "--outdir", required=True, metavar="OUTDIR",
+                        help="report directory; an earlier report there is replaced whole")
+    return parser.parse_args(argv)
+
+
+def write_report(files: list[str], outdir: str) -> report.Report:
+    """Loads, renders into a staging directory and swaps it in as outdir."""
+    benches = [benchjson.load(path) for path in files]
+    outdir_mod.check_replaceable(outdir)
+    staging = outdir_mod.stage(outdir)
+    try:
+        rep = report.build_report(benches, staging)
+        page = os.path.join(staging, "index.html")
+        with open(page, "w", encoding="utf-8") as f:
+            f.write(html_page.render_page(rep))
+        outdir_mod.publish(staging, outdir)
+    except BaseException:
+        outdir_mod.discard(staging)
+        raise
+    return rep
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    try:
+        rep = write_report(args.files, args.outdir)
+    except benchjson.BadInput as e:
+        print(f"plot.py: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(f"wrote {len(rep.figures())} plots and "
+          f"{os.path.join(args.outdir, 'index.html')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,247 @@
+"""Decides which plots a set of runs gets, renders them, and describes them.
+
+build_report() writes every PNG into a directory and returns a Report: the
+titles, captions and value tables html_page.py lays out. The first file is
+the baseline of the comparison plots when several files are given.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import benchjson
+import render
+import series
+
+
+@dataclass
+class Figure:
+    filename: str   # relative to the report directory
+    title: str
+    caption: str    # one line
+
+
+@dataclass
+class Table:
+    headers: list[str]
+    rows: list[list[str]]
+
+
+@dataclass
+class FamilySection:
+    name: str
+    figures: list[Figure]
+    table: Table
+
+
+@dataclass
+class FileSection:
+    label: str
+    path: str
+    context: dict[str, Any]
+    families: list[FamilySection]
+
+
+@dataclass
+class Report:
+    files: list[FileSection]
+    comparisons: list[Figure] = field(default_factory=list)
+
+    def figures(self) -> list[Figure]:
+        result = [f for fs in self.files for fam in fs.families for f in fam.figures]
+        return result + self.comparisons
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form: 'msr/tsc/' -> 'msr_tsc', 'BM_Chase' unchanged."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "x"
+
+
+def file_labels(paths: list[str]) -> list[str]:
+    """Base names, made unique with a '#2' suffix where two files share one."""
+    labels, seen = [], {}
+    for path in paths:
+        base = os.path.basename(path)
+        seen[base] = seen.get(base, 0) + 1
+        labels.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return labels
+
+
+class _Names:
+    """Hands out unique PNG names inside one report."""
+
+    def __init__(self) -> None:
+        self._used: set[str] = set()
+
+    def take(self, *parts: str) -> str:
+        stem = ".".join(slug(p) for p in parts)
+        name, n = f"{stem}.png", 2
+        while name in self._used:
+            name, n = f"{stem}.{n}.png", n + 1
+        self._used.add(name)
+        return name
+
+
+def _constant_metrics(members: list[series.Instance], metrics: list[str]) -> dict[str, float]:
+    """Metrics with one value across every benchmark of a family."""
+    result = {}
+    for metric in metrics:
+        means = {m.stats[metric].mean for m in members if metric in m.stats}
+        if len(means) == 1:
+            result[metric] = means.pop()
+    return result
+
+
+def _repetitions(members: list[series.Instance]) -> int:
+    return max((s.n for m in members for s in m.stats.values()), default=0)
+
+
+def value_table(members: list[series.Instance], metrics: list[str]) -> Table:
+    """Mean ± stddev per benchmark and metric (times in ns), failures shown."""
+    headers = ["benchmark", "reps"] + [f"{m} ({series.metric_unit(m)})" for m in metrics]
+    rows = []
+    for inst in members:
+        name = inst.key + (f" [{inst.label}]" if inst.label else "")
+        if not inst.stats:
+            rows.append([name, "0", f"failed: {inst.error}"] + [""] * (len(metrics) - 1))
+            continue
+        cells = [name, str(_repetitions([inst]))]
+        for metric in metrics:
+            stat = inst.stats.get(metric)
+            if stat is None:
+                cells.append("")
+            elif stat.n > 1:
+                cells.append(f"{series.format_value(stat.mean)} ± {series.format_value(stat.stddev)}")
+            else:
+                cells.append(series.format_value(stat.mean))
+        rows.append(cells)
+    return Table(headers, rows)
+
+
+def _family_section(outdir: str, names: _Names, file_slug: str, file_label: str,
+                    family: str, members: list[series.Instance],
+                    context: dict[str, Any]) -> FamilySection:
+    measured = [m for m in members if m.stats]
+    metrics = series.ordered_metrics(measured)
+    figures: list[Figure] = []
+    reps = _repetitions(measured)
+    where = f"{family} ({file_label})"
+    constant = _constant_metrics(measured, metrics) if len(measured) > 1 else {}
+
+    axis = series.choose_x_axis(measured)
+    if axis is not None:
+        drawn = [m for m in metrics if m not in constant] or metrics[:1]
+        name = names.take(file_slug, family, "scaling")
+        render.scaling_figure(os.path.join(outdir, name), f"{where}: metrics vs {axis.name}",
+                              measured, axis, drawn, context)
+        notes = [f"Mean per iteration of each metric against {axis.name}, one line per benchmark"]
+        notes.append(f"error bars ±1 stddev over {reps} repetitions" if reps > 1
+                     else "one repetition (no error bars)")
+        if axis.is_bytes and series.cache_markers(context):
+            notes.append("dashed lines: cache sizes from the run's context")
+        if constant:
+            notes.append("constant, not drawn: " + ", ".join(
+                f"{m} = {series.format_value(v)}" for m, v in constant.items()))
+        figures.append(Figure(name, f"{family}: scaling with {axis.name}", "; ".join(notes) + "."))
+
+    counters = [m for m in metrics if series.metric_kind(m) == "counter"]
+    if counters:
+        name = names.take(file_slug, family, "counters")
+        render.bars_figure(os.path.join(outdir, name), f"{where}: counters per iteration",
+                           measured, counters)
+        figures.append(Figure(name, f"{family}: counters per iteration",
+                              "Each event (and user counter) per iteration for every "
+                              "benchmark of the family; mean, bars ±1 stddev"
+                              + ("; counters were on the PMU for the whole batch "
+                                 "(pmu_running_fraction = 1)."
+                                 if "pmu_running_fraction" in metrics
+                                 and series.fully_counted(measured) else ".")))
+    derived = [m for m in metrics if series.metric_kind(m) == "derived"]
+    if series.fully_counted(measured) and "pmu_running_fraction" in derived:
+        derived.remove("pmu_running_fraction")  # 1.0 everywhere: said in the caption
+    if derived:
+        name = names.take(file_slug, family, "derived")
+        render.bars_figure(os.path.join(outdir, name), f"{where}: derived metrics",
+                           measured, derived, derived=True)
+        figures.append(Figure(name, f"{family}: derived metrics",
+                              "IPC, miss ratios and pmu_running_fraction (share of the "
+                              "batch the counters were on the PMU; 1 = fully counted)."))
+
+    if reps > 1:
+        spread = [m for m in metrics if series.metric_kind(m) == "time"]
+        skipped = []
+        for m in counters:
+            medians = [i.stats[m].median for i in measured if m in i.stats]
+            (spread if medians and min(medians) > 0 else skipped).append(m)
+        if any(i.stats[m].values for i in measured for m in spread if m in i.stats):
+            name = names.take(file_slug, family, "spread")
+            render.spread_figure(os.path.join(outdir, name),
+                                 f"{where}: spread over repetitions", measured, spread)
+            caption = ("Every repetition as % deviation from its benchmark's median; "
+                       "box: quartiles, dots: repetitions")
+            if skipped:
+                caption += "; left out (a zero median): " + ", ".join(skipped)
+            figures.append(Figure(name, f"{family}: spread over {reps} repetitions",
+                                  caption + "."))
+    return FamilySection(family, figures, value_table(members, metrics))
+
+
+def _comparisons(outdir: str, names: _Names, labels: list[str],
+                 all_instances: list[list[series.Instance]]) -> list[Figure]:
+    base = all_instances[0]
+    figures = []
+    for metric in series.ordered_metrics(base):
+        contenders = []
+        for label, insts in zip(labels[1:], all_instances[1:]):
+            chs = series.changes(base, insts, metric)
+            if chs:
+                contenders.append((label, chs))
+        if not contenders:
+            continue
+        name = names.take("compare", metric)
+        higher = benchjson.is_higher_better(metric)
+        render.comparison_figure(os.path.join(outdir, name),
+                                 f"{metric}: change vs {labels[0]}", metric, contenders, higher)
+        levels = sorted({round(c.level * 100) for _, chs in contenders for c in chs
+                         if c.level is not None})
+        if levels:
+            level = (f"{levels[0]}%" if len(levels) == 1
+                     else f"{levels[0]}-{levels[-1]}%")
+            detail = (f"bars: {level} distribution-free interval from the repetitions "
+                      "(as scripts/compare.py); green/red: better/worse beyond the "
+                      "interval, grey: within it.")
+        else:
+            detail = "no repetitions on both sides, so no intervals."
+        figures.append(Figure(
+            name, f"{metric}: change vs {labels[0]}",
+            f"Change of the median {metric} per benchmark against the baseline "
+            f"{labels[0]} ({'higher' if higher else 'lower'} is better); " + detail))
+    return figures
+
+
+def build_report(benches: list[benchjson.BenchFile], outdir: str) -> Report:
+    """Renders every PNG into outdir (which must exist) and describes them.
+
+    Raises BadInput when a file has no successful benchmark.
+    """
+    names = _Names()
+    labels = file_labels([b.path for b in benches])
+    all_instances = []
+    for bench in benches:
+        insts = series.instances_of(bench)
+        series.require_measurements(bench, insts)
+        all_instances.append(insts)
+    sections = []
+    for bench, label, insts in zip(benches, labels, all_instances):
+        file_slug = slug(os.path.splitext(label)[0])
+        families = [
+            _family_section(outdir, names, file_slug, label, family, members, bench.context)
+            for family, members in series.group_families(insts).items()]
+        sections.append(FileSection(label, bench.path, bench.context, families))
+    report = Report(sections)
+    if len(benches) > 1:
+        report.comparisons = _comparisons(outdir, names, labels, all_instances)
+    return report

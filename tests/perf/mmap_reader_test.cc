@@ -1,0 +1,327 @@
+// The mmap-page self-read against a synthetic perf_event_mmap_page and a fake
+// counter instruction: sign extension and wrap, offsets, time extension, the
+// index-0 and no-rdpmc fallbacks, and the seqlock under a concurrent writer.
+#include "framework/perf/mmap_reader.h"
+
+#include <linux/perf_event.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "framework/perf/counter_math.h"
+
+namespace pmubench::perf {
+namespace {
+
+// A "hardware counter" the test controls; records how it was called.
+struct FakeCounter {
+  uint64_t* raw;         // what the rdpmc instruction would return
+  int* calls;
+  uint32_t* last_index;  // the counter number passed (page index - 1)
+  uint64_t operator()(uint32_t counter) const {
+    ++*calls;
+    *last_index = counter;
+    return *raw;
+  }
+};
+
+struct FakeTimestamp {
+  uint64_t value;
+  int* calls;
+  uint64_t operator()() const {
+    ++*calls;
+    return value;
+  }
+};
+
+class MmapReaderTest : public ::testing::Test {
+ protected:
+  MmapReaderTest() {
+    page_.lock = 2;
+    page_.index = 3;  // hardware counter 2
+    page_.cap_user_rdpmc = 1;
+    page_.pmc_width = 48;
+    page_.time_enabled = 5000;
+    page_.time_running = 5000;
+  }
+
+  std::optional<MmapReading> Read() {
+    return ReadMmapPage(&page_, FakeCounter{&raw_, &counter_calls_, &index_},
+                        FakeTimestamp{tsc_, &tsc_calls_});
+  }
+
+  perf_event_mmap_page page_{};
+  uint64_t raw_ = 0;
+  uint64_t tsc_ = 0;
+  int counter_calls_ = 0;
+  int tsc_calls_ = 0;
+  uint32_t index_ = 0;
+};
+
+TEST_F(MmapReaderTest, AddsTheCounterToTheOffsetAndPassesIndexMinusOne) {
+  page_.offset = 1000;
+  raw_ = 234;
+  std::optional<MmapReading> r = Read();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->count, 1234u);
+  EXPECT_EQ(index_, 2u);
+  EXPECT_EQ(counter_calls_, 1);
+  EXPECT_EQ(r->time_enabled, 5000u);
+  EXPECT_EQ(r->time_running, 5000u);
+  EXPECT_EQ(tsc_calls_, 0);  // enabled == running: no time extension
+}
+
+TEST_F(MmapReaderTest, SignExtendsFromPmcWidthNotZeroExtends) {
+  page_.offset = 1000;
+  raw_ = 0x0000FFFFFFFFFFF0;  // -16 in 48 bits
+  std::optional<MmapReading> r = Read();
+  ASSERT_TRUE(r.has_value());
+  // A zero-extending reader reports 1000 - 16 + 2^48.
+  EXPECT_EQ(r->count, 984u);
+}
+
+TEST_F(MmapReaderTest, IgnoresBitsAboveTheWidth) {
+  page_.offset = 10;
+  raw_ = 0xABCD000000000005;
+  std::optional<MmapReading> r = Read();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->count, 15u);
+}
+
+TEST_F(MmapReaderTest, DeltaAcrossACounterWrapIsTheDistanceTravelled) {
+  page_.offset = uint64_t{1} << 40;
+  raw_ = 0x0000FFFFFFFFFFF0;  // 16 below the wrap
+  std::optional<MmapReading> before = Read();
+  raw_ = 0x10;  // 16 above it; the offset has not been updated yet
+  std::optional<MmapReading> after = Read();
+  ASSERT_TRUE(before && after);
+  EXPECT_EQ(SaturatingSub(after->count, before->count), 32u);
+}
+
+TEST_F(MmapReaderTest, HandlesOtherPmcWidths) {
+  page_.offset = 100;
+  page_.pmc_width = 40;
+  raw_ = 0xFFFFFFFFFF;  // -1 in 40 bits
+  EXPECT_EQ(Read()->count, 99u);
+  page_.pmc_width = 64;  // full width: nothing to extend
+  raw_ = ~uint64_t{0};
+  EXPECT_EQ(Read()->count, 99u);
+}
+
+TEST_F(MmapReaderTest, NegativeOffsetIsAddedModulo2To64) {
+  // The kernel stores count - pmc at the last update: often negative.
+  page_.offset = static_cast<uint64_t>(int64_t{-500});
+  raw_ = 1500;
+  std::optional<MmapReading> r = Read();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->count, 1000u);
+}
+
+TEST_F(MmapReaderTest, IndexZeroFallsBackWithoutTouchingTheCounter) {
+  page_.index = 0;
+  page_.offset = 1000;
+  EXPECT_FALSE(Read().has_value());
+  EXPECT_EQ(counter_calls_, 0);
+}
+
+TEST_F(MmapReaderTest, NoUserRdpmcFallsBackWithoutTouchingTheCounter) {
+  page_.cap_user_rdpmc = 0;
+  EXPECT_FALSE(Read().has_value());
+  EXPECT_EQ(counter_calls_, 0);
+}
+
+TEST_F(MmapReaderTest, ExtendsEnabledAndRunningTimeWithTheTimestamp) {
+  page_.cap_user_time = 1;
+  page_.time_enabled = 1000;
+  page_.time_running = 800;  // multiplexed: enabled != running
+  page_.time_shift = 10;
+  page_.time_mult = 512;  // half a nanosecond per tick
+  page_.time_offset = 100;
+  tsc_ = 1'000'000;
+  std::optional<MmapReading> r = Read();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(tsc_calls_, 1);
+  // 100 + 1e6 * 512 / 1024 = 500100 ns since the page's last update.
+  EXPECT_EQ(r->time_enabled, 1000u + 500100u);
+  EXPECT_EQ(r->time_running, 800u + 500100u);
+}
+
+TEST_F(MmapReaderTest, NoTimeExtensionWithoutCapUserTime) {
+  page_.cap_user_time = 0;
+  page_.time_enabled = 1000;
+  page_.time_running = 800;
+  tsc_ = 1'000'000;
+  std::optional<MmapReading> r = Read();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(tsc_calls_, 0);
+  EXPECT_EQ(r->time_enabled, 1000u);
+  EXPECT_EQ(r->time_running, 800u);
+}
+
+TEST(CounterMathTest, TscToPerfTimeDoesNotOverflowWhereCycTimesMultWould) {
+  // Days of uptime at GHz rates with a large shift: cyc * mult needs ~80 bits.
+  const uint64_t cyc = 1'000'000'000'000'000;
+  const uint16_t shift = 31;
+  const uint32_t mult = 715827883;  // ~ 2^31 / 3
+  const unsigned __int128 exact =
+      (static_cast<unsigned __int128>(cyc) * mult) >> shift;
+  EXPECT_EQ(TscToPerfTime(cyc, shift, mult, 7),
+            static_cast<uint64_t>(exact) + 7);
+  EXPECT_EQ(TscToPerfTime(0, shift, mult, 7), 7u);
+}
+
+TEST(CounterMathTest, SignExtend) {
+  EXPECT_EQ(SignExtend(0x800000000000, 48), -(int64_t{1} << 47));
+  EXPECT_EQ(SignExtend(0x7FFFFFFFFFFF, 48), (int64_t{1} << 47) - 1);
+  EXPECT_EQ(SignExtend(0xFF, 8), -1);
+  EXPECT_EQ(SignExtend(0x7F, 8), 127);
+  EXPECT_EQ(SignExtend(~uint64_t{0}, 64), -1);
+  EXPECT_EQ(SignExtend(5, 0), 5);
+}
+
+TEST(CounterMathTest, ScalingSaturationAndOverhead) {
+  EXPECT_EQ(SaturatingSub(10, 3), 7u);
+  EXPECT_EQ(SaturatingSub(3, 10), 0u);
+  EXPECT_DOUBLE_EQ(ScaleCount(100, 1000, 250), 400.0);
+  EXPECT_DOUBLE_EQ(ScaleCount(100, 1000, 1000), 100.0);
+  EXPECT_DOUBLE_EQ(ScaleCount(100, 1000, 0), 0.0);
+  EXPECT_DOUBLE_EQ(ScaleCount(100, 0, 0), 100.0);
+  EXPECT_DOUBLE_EQ(RunningFraction(1000, 250), 0.25);
+  EXPECT_DOUBLE_EQ(RunningFraction(0, 0), 1.0);
+  EXPECT_DOUBLE_EQ(SubtractOverhead(10.0, 3.0), 7.0);
+  EXPECT_DOUBLE_EQ(SubtractOverhead(2.0, 3.0), 0.0);
+}
+
+// ---- The seqlock. ----
+
+// Bumps the page's lock to odd, writes a new (offset, pmc) pair whose sum is
+// the invariant, and bumps the lock to even again, as
+// perf_event_update_userpage does.
+void WriteUpdate(volatile perf_event_mmap_page* page,
+                 volatile uint64_t* pmc_register, uint64_t invariant,
+                 uint64_t pmc) {
+  page->lock = page->lock + 1;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  page->offset = invariant - (pmc / 2);  // the offset half-way...
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  *pmc_register = pmc;                   // ...the counter...
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  page->offset = invariant - pmc;        // ...then the final offset
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  page->lock = page->lock + 1;
+}
+
+TEST(SeqlockTest, ConcurrentWriterNeverYieldsATornSum) {
+  constexpr uint64_t kInvariant = 1'000'000'000'000;
+  perf_event_mmap_page page{};
+  page.cap_user_rdpmc = 1;
+  page.pmc_width = 48;
+  page.index = 1;
+  volatile uint64_t pmc_register = 0;
+  page.offset = kInvariant;
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> updates{0};
+
+  std::thread writer([&] {
+    for (uint64_t pmc = 1; !stop.load(std::memory_order_relaxed); ++pmc) {
+      WriteUpdate(&page, &pmc_register, kInvariant, pmc % (uint64_t{1} << 40));
+      updates.fetch_add(1, std::memory_order_relaxed);
+      // A short pause with the lock even, so the reader is not starved.
+      for (int pause = 0; pause < 32; ++pause) CompilerBarrier();
+    }
+  });
+  // Let the writer start so reads overlap its updates.
+  while (updates.load() < 1000) std::this_thread::yield();
+
+  uint64_t counter_calls = 0;
+  uint64_t torn = 0;
+  uint64_t reads = 0;
+  // Read until the writer has made many updates during the reads (on a busy
+  // machine it may not run at first), bounded so the test always ends.
+  const uint64_t updates_at_start = updates.load();
+  constexpr uint64_t kUpdatesWhileReading = 100000;
+  constexpr uint64_t kMinReads = 100000;
+  constexpr uint64_t kMaxReads = 200'000'000;
+  while ((updates.load(std::memory_order_relaxed) - updates_at_start <
+              kUpdatesWhileReading ||
+          reads < kMinReads) &&
+         reads < kMaxReads) {
+    std::optional<MmapReading> r = ReadMmapPage(
+        &page,
+        [&](uint32_t) {
+          ++counter_calls;
+          return uint64_t{pmc_register};
+        },
+        [] { return uint64_t{0}; });
+    ASSERT_TRUE(r.has_value());
+    if (r->count != kInvariant) ++torn;
+    ++reads;
+  }
+  stop = true;
+  writer.join();
+  EXPECT_EQ(torn, 0u);
+  EXPECT_GE(updates.load() - updates_at_start, kUpdatesWhileReading);
+  EXPECT_GE(reads, kMinReads);
+  // Informational: how often the loop had to retry.
+  std::printf("seqlock: %llu writer updates during %llu reads, %llu counter "
+              "reads\n",
+              static_cast<unsigned long long>(updates.load() - updates_at_start),
+              static_cast<unsigned long long>(reads),
+              static_cast<unsigned long long>(counter_calls));
+}
+
+TEST(SeqlockTest, WaitsWhileTheLockIsOddInsteadOfReadingAHalfWrittenPage) {
+  constexpr uint64_t kInvariant = 777;
+  perf_event_mmap_page page{};
+  page.cap_user_rdpmc = 1;
+  page.pmc_width = 48;
+  page.index = 1;
+  volatile uint64_t pmc_register = 100;
+  // Mid-update: lock odd, offset not yet matching the counter.
+  page.lock = 5;
+  page.offset = 1;
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    volatile perf_event_mmap_page* p = &page;
+    p->offset = kInvariant - 100;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    p->lock = 6;
+  });
+  std::optional<MmapReading> r = ReadMmapPage(
+      &page, [&](uint32_t) { return uint64_t{pmc_register}; },
+      [] { return uint64_t{0}; });
+  writer.join();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->count, kInvariant);
+}
+
+TEST(SeqlockTest, RetriesWhenTheEventMovesOffThePmuMidRead) {
+  perf_event_mmap_page page{};
+  page.lock = 2;
+  page.cap_user_rdpmc = 1;
+  page.pmc_width = 48;
+  page.index = 1;
+  page.offset = 50;
+  int calls = 0;
+  // The first counter read races with a kernel update that takes the event
+  // off the PMU (index 0): the retry must see it and fall back.
+  std::optional<MmapReading> r = ReadMmapPage(
+      &page,
+      [&](uint32_t) {
+        if (calls++ == 0) {
+          page.lock = 4;
+          page.index = 0;
+        }
+        return uint64_t{9};
+      },
+      [] { return uint64_t{0}; });
+  EXPECT_FALSE(r.has_value());
+  EXPECT_EQ(calls, 1);
+}
+
+}  // namespace
+}  // namespace pmubench::perf

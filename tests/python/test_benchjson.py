@@ -1,0 +1,133 @@
+"""Tests for scripts/benchjson.py, the shared Google Benchmark JSON loader."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import benchjson
+
+
+def _run(**fields):
+    obj = {"name": "BM_X/8", "run_name": "BM_X/8", "run_type": "iteration",
+           "repetitions": 1, "repetition_index": 0, "threads": 1,
+           "iterations": 100, "real_time": 2.0, "cpu_time": 2.0,
+           "time_unit": "ns"}
+    obj.update(fields)
+    return obj
+
+
+def _write(tmp_path, obj, name="run.json"):
+    path = tmp_path / name
+    path.write_text(obj if isinstance(obj, str) else json.dumps(obj))
+    return str(path)
+
+
+def test_loads_real_file_with_repetitions_and_aggregates(fixture_path):
+    bench = benchjson.load(str(fixture_path("compare", "base.json")))
+    iterations = [r for r in bench.runs if r.run_type == "iteration"]
+    aggregates = {r.aggregate_name for r in bench.runs if r.run_type == "aggregate"}
+    assert iterations and {"mean", "median", "stddev", "cv"} <= aggregates
+    assert all(r.repetitions > 1 for r in iterations)
+    first = iterations[0]
+    assert first.metrics["real_time"] > 0 and first.metrics["cpu_time"] > 0
+    # Counters are metrics; structural fields are not.
+    assert "iterations" not in first.metrics and "time_unit" not in first.metrics
+    assert len(first.metrics) > 2
+    assert bench.metric_names()[:2] == ["real_time", "cpu_time"]
+    assert "num_cpus" in bench.context
+
+
+def test_cv_of_a_zero_counter_is_dropped_not_an_error(tmp_path):
+    # Google Benchmark writes cv = stddev / mean = NaN for a counter that
+    # never fired; real files have it (page-faults 0 in every repetition).
+    cv = _run(run_type="aggregate", aggregate_name="cv", name="BM_X/8_cv",
+              **{"page-faults": float("nan")})
+    del cv["repetition_index"]  # aggregates have none
+    runs = [_run(**{"page-faults": 0.0}), cv]
+    bench = benchjson.load(_write(tmp_path, {"benchmarks": runs}))
+    cv = bench.runs[1]
+    assert cv.aggregate_name == "cv" and "page-faults" not in cv.metrics
+    assert cv.metrics["real_time"] == 2.0
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_nan_or_inf_in_a_measurement_names_file_run_and_field(tmp_path, value):
+    path = _write(tmp_path, {"benchmarks": [_run(real_time=value)]})
+    with pytest.raises(benchjson.BadInput) as e:
+        benchjson.load(path)
+    assert path in str(e.value) and "BM_X/8" in str(e.value)
+    assert "real_time" in str(e.value)
+
+
+def test_nan_in_a_mean_aggregate_is_an_error(tmp_path):
+    run = _run(run_type="aggregate", aggregate_name="mean", name="BM_X/8_mean",
+               cpu_time=float("nan"))
+    with pytest.raises(benchjson.BadInput, match="cpu_time"):
+        benchjson.load(_write(tmp_path, {"benchmarks": [run]}))
+
+
+@pytest.mark.parametrize("content, problem", [
+    ("", "is empty"),
+    ("   \n", "is empty"),
+    ("BM_X 2 ns", "not valid JSON"),
+    ('{"benchmarks": [', "not valid JSON"),
+    ("[1, 2]", "not Google Benchmark JSON"),
+    ('{"results": []}', "not Google Benchmark JSON"),
+    ('{"benchmarks": {}}', "is not a list"),
+    ('{"benchmarks": []}', "holds no benchmark runs"),
+    ('{"benchmarks": [3]}', "is not an object"),
+    ('{"benchmarks": [{"name": "BM_X"}]}', "has no \"run_type\""),
+    ('{"context": [], "benchmarks": [{"name": "a", "run_type": "iteration", '
+     '"time_unit": "ns"}]}', "\"context\" is not an object"),
+])
+def test_bad_content_names_the_file_and_the_problem(tmp_path, content, problem):
+    path = _write(tmp_path, content)
+    with pytest.raises(benchjson.BadInput) as e:
+        benchjson.load(path)
+    assert str(e.value).startswith(path + ":")
+    assert problem in str(e.value)
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(benchjson.BadInput, match="no such file"):
+        benchjson.load(str(tmp_path / "absent.json"))
+    with pytest.raises(benchjson.BadInput, match="is a directory"):
+        benchjson.load(str(tmp_path))
+
+
+def test_unknown_time_unit_and_non_numeric_field(tmp_path):
+    with pytest.raises(benchjson.BadInput, match="unknown time_unit 'fortnights'"):
+        benchjson.load(_write(tmp_path, {"benchmarks": [_run(time_unit="fortnights")]}))
+    with pytest.raises(benchjson.BadInput, match="\"instructions\" is not a number"):
+        benchjson.load(_write(tmp_path, {"benchmarks": [_run(instructions="12")]}))
+    with pytest.raises(benchjson.BadInput, match="is not a number"):
+        benchjson.load(_write(tmp_path, {"benchmarks": [_run(instructions=True)]}))
+    with pytest.raises(benchjson.BadInput, match="\"repetitions\" is not a number"):
+        benchjson.load(_write(tmp_path, {"benchmarks": [_run(repetitions="five")]}))
+
+
+def test_failed_run_has_its_message_and_no_metrics(tmp_path):
+    run = {"name": "BM_E", "run_name": "BM_E", "run_type": "iteration",
+           "error_occurred": True, "error_message": "boom"}
+    bench = benchjson.load(_write(tmp_path, {"benchmarks": [run, _run()]}))
+    assert bench.runs[0].failed and bench.runs[0].error_message == "boom"
+    assert bench.runs[0].metrics == {}
+    assert not bench.runs[1].failed
+
+
+def test_names_directions_and_units():
+    assert benchjson.family_of("BM_Chase/4096/threads:2") == "BM_Chase"
+    assert benchjson.args_of("BM_Chase/4096/8/threads:2") == [("", "4096"), ("", "8")]
+    assert benchjson.args_of("BM_Map/size:64/real_time") == [("size", "64")]
+    assert benchjson.args_of("BM_X/repeats:5/min_time:0.010") == []
+    for metric in ("IPC", "items_per_second", "bytes_per_second"):
+        assert benchjson.is_higher_better(metric)
+    for metric in ("real_time", "instructions", "L1-dcache-load-misses", "msr/tsc/"):
+        assert not benchjson.is_higher_better(metric)
+    assert benchjson.is_derived("branch-miss-ratio") and benchjson.is_derived("IPC")
+    assert not benchjson.is_derived("instructions")
+    assert benchjson.to_ns(2.5, "us") == 2500.0
+    assert math.isclose(benchjson.to_ns(3, "s"), 3e9)

@@ -1,0 +1,103 @@
+"""Tests for scripts/pmucompare/matching.py: pairing two files' runs."""
+
+from __future__ import annotations
+
+import pytest
+
+import benchjson
+from pmucompare import matching
+
+
+def _iteration(name, rep, reps, unit="ns", **metrics):
+    return {"name": name, "run_name": name, "run_type": "iteration",
+            "repetitions": reps, "repetition_index": rep, "threads": 1,
+            "iterations": 10, "real_time": 1.0 + rep, "cpu_time": 1.0 + rep,
+            "time_unit": unit, **metrics}
+
+
+def _aggregate(name, agg, unit="ns", **metrics):
+    return {"name": f"{name}_{agg}", "run_name": name, "run_type": "aggregate",
+            "repetitions": 3, "threads": 1, "aggregate_name": agg,
+            "iterations": 3, "real_time": 7.0 if agg == "median" else 8.0,
+            "cpu_time": 7.0, "time_unit": unit, **metrics}
+
+
+def _file(path, runs):
+    return benchjson.parse({"context": {}, "benchmarks": runs}, path)
+
+
+def test_match_key_drops_repeats_only():
+    assert matching.match_key("BM_X/8/repeats:5") == "BM_X/8"
+    assert matching.match_key("BM_X/repeats:5/threads:2") == "BM_X/threads:2"
+    assert matching.match_key("BM_X/repeats_total:5") == "BM_X/repeats_total:5"
+
+
+def test_sample_prefers_repetitions_then_median_then_mean_then_single():
+    reps = matching.group_runs(_file("a", [
+        _iteration("BM_A", i, 3) for i in range(3)] + [_aggregate("BM_A", "median")]))
+    sample = reps["BM_A"].sample("real_time")
+    assert sample.source == matching.REPETITIONS and sample.values == [1.0, 2.0, 3.0]
+
+    aggs = matching.group_runs(_file("a", [
+        _aggregate("BM_A", a) for a in ("mean", "median", "stddev", "cv")]))
+    sample = aggs["BM_A"].sample("real_time")
+    assert sample.source == matching.MEDIAN_AGGREGATE and sample.values == [7.0]
+    mean_only = matching.group_runs(_file("a", [_aggregate("BM_A", "mean")]))
+    assert mean_only["BM_A"].sample("real_time").source == matching.MEAN_AGGREGATE
+
+    single = matching.group_runs(_file("a", [_iteration("BM_A", 0, 1)]))
+    sample = single["BM_A"].sample("real_time")
+    assert sample.source == matching.SINGLE_RUN and sample.values == [1.0]
+    assert single["BM_A"].sample("instructions") is None
+
+
+def test_repetition_counts_may_differ_between_files():
+    base = _file("b.json", [_iteration("BM_A/repeats:3", i, 3) for i in range(3)])
+    cont = _file("c.json", [_iteration("BM_A/repeats:5", i, 5) for i in range(5)])
+    pairing = matching.pair(base, cont)
+    ((b, c),) = pairing.common
+    assert len(b.sample("real_time").values) == 3
+    assert len(c.sample("real_time").values) == 5
+
+
+def test_missing_extra_failed_and_one_sided_metrics():
+    base = _file("b.json", [
+        _iteration("BM_A", 0, 1, instructions=5.0, **{"L1-dcache-load-misses": 1.0}),
+        _iteration("BM_Gone", 0, 1),
+        {"name": "BM_Err", "run_name": "BM_Err", "run_type": "iteration",
+         "error_occurred": True, "error_message": "no memory"}])
+    cont = _file("c.json", [
+        _iteration("BM_A", 0, 1, instructions=5.0, cycles=9.0),
+        _iteration("BM_New", 0, 1),
+        _iteration("BM_Err", 0, 1)])
+    p = matching.pair(base, cont)
+    assert [b.name for b, _ in p.common] == ["BM_A"]
+    assert p.only_in_baseline == ["BM_Gone"]
+    assert p.only_in_contender == ["BM_New"]
+    assert p.failed == [("BM_Err", "baseline", "no memory")]
+    assert p.metrics_only_in_baseline == {"L1-dcache-load-misses": ["BM_A"]}
+    assert p.metrics_only_in_contender == {"cycles": ["BM_A"]}
+
+
+def test_different_time_units_name_both_files():
+    base = _file("b.json", [_iteration("BM_A", 0, 1, unit="ns")])
+    cont = _file("c.json", [_iteration("BM_A", 0, 1, unit="us")])
+    with pytest.raises(benchjson.BadInput) as e:
+        matching.pair(base, cont)
+    message = str(e.value)
+    assert "BM_A" in message and "b.json" in message and "c.json" in message
+    assert "ns" in message and "us" in message
+
+
+def test_no_common_benchmark_is_bad_input():
+    base = _file("b.json", [_iteration("BM_A", 0, 1)])
+    cont = _file("c.json", [_iteration("BM_B", 0, 1)])
+    with pytest.raises(benchjson.BadInput, match="no benchmark in common"):
+        matching.pair(base, cont)
+
+
+def test_stddev_and_cv_metrics_do_not_count_as_measured():
+    # A metric that appears only in spread aggregates is not a sample.
+    runs = matching.group_runs(_file("a", [
+        _aggregate("BM_A", "median"), _aggregate("BM_A", "stddev", extra=1.0)]))
+    assert "extra" not in runs["BM_A"].metric_names()

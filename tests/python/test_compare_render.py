@@ -1,0 +1,50 @@
+"""Tests for the report renderers in scripts/pmucompare/ (formats beyond
+what test_compare_cli.py checks through the script)."""
+
+from __future__ import annotations
+
+import math
+
+import benchjson
+from pmucompare import comparison, formatting, render_markdown, stats
+
+
+def test_markdown_details_stay_under_githubs_comment_limit(fixture_path):
+    base = benchjson.load(str(fixture_path("compare", "instr_base.json")))
+    cont = benchjson.load(str(fixture_path("compare", "instr_regression.json")))
+    # 40 copies of every benchmark under new names: ~2,500 rows.
+    for side in (base, cont):
+        side.runs = [benchjson.Run(**{**vars(r), "run_name": f"{r.run_name}/copy:{i}",
+                                      "name": f"{r.name}/copy:{i}"})
+                     for i in range(40) for r in side.runs]
+    result = comparison.compare(base, cont)
+    assert len(result.rows) > render_markdown.MAX_DETAIL_ROWS
+    text = render_markdown.render(result)
+    assert len(text) < 65536
+    assert f"The {render_markdown.MAX_DETAIL_ROWS} largest changes of" in text
+    # The regressions are among the rows kept.
+    details = text.split("<details>")[1]
+    assert details.count("**regression**") == len(result.regressions)
+
+
+
+def test_value_formatting():
+    assert formatting.value(0) == "0"
+    assert formatting.value(1234.5) == "1.234k"  # 4 significant digits
+    assert formatting.value(2.5e9) == "2.5G"
+    assert formatting.value(0.6277) == "0.6277"
+    assert formatting.value(0.0001234) == "0.000123"
+    assert formatting.value(1.5, "ns") == "1.5 ns"
+
+
+def test_change_and_interval_formatting():
+    assert formatting.change(0.05) == "+5.00%"
+    assert formatting.change(-0.0012) == "-0.12%"
+    assert formatting.change(2.5) == "+250%"
+    assert formatting.change(math.inf) == "+inf%"
+    assert formatting.change(math.nan) == "n/a"
+    iv = stats.Interval(0.041, 0.06, 0.968)
+    assert formatting.interval(iv, 0.05) == "[+4.1%, +6.0%]"
+    assert formatting.interval(stats.Interval(-0.1, 0.2, 0.9), 0.05) == "[-10.0%, +20.0%] @90%"
+    assert formatting.interval(None, 0.05) == "-"
+    assert formatting.p_value(0.0001) == "<0.001" and formatting.p_value(None) == "-"

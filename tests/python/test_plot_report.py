@@ -1,0 +1,269 @@
+"""End-to-end tests of reports/plot.py on fixture JSONs (see README in fixtures)."""
+
+import html
+import html.parser
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [os.path.join(ROOT, "reports"), os.path.join(ROOT, "scripts")]
+
+import benchjson  # noqa: E402
+import matplotlib.image  # noqa: E402
+import outdir as outdir_mod  # noqa: E402
+import plot  # noqa: E402
+import report  # noqa: E402
+import series  # noqa: E402
+
+PLOT = os.path.join(ROOT, "reports", "plot.py")
+FIXTURES = os.path.join(ROOT, "tests", "python", "fixtures", "plot")
+BASE = os.path.join(FIXTURES, "run_base.json")
+CONTENDER = os.path.join(FIXTURES, "run_contender.json")
+AGGREGATES = os.path.join(FIXTURES, "run_aggregates_only.json")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def run_plot(*args):
+    return subprocess.run([sys.executable, PLOT, *args], capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def png_size(path):
+    """(width, height) from the IHDR chunk; asserts the PNG signature."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == PNG_SIGNATURE, f"{path}: not a PNG"
+    assert head[12:16] == b"IHDR", f"{path}: first chunk is not IHDR"
+    return struct.unpack(">II", head[16:24])
+
+
+class _Refs(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.images, self.external = [], []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in ("src", "href") and value and "://" in value:
+                self.external.append(value)
+            if tag == "img" and name == "src":
+                self.images.append(value)
+
+
+def page_refs(outdir):
+    parser = _Refs()
+    with open(os.path.join(outdir, "index.html"), encoding="utf-8") as f:
+        parser.feed(f.read())
+    return parser
+
+
+def check_report_dir(outdir):
+    """Every PNG is valid, sized for a screen, not blank, and on the page."""
+    pngs = sorted(f for f in os.listdir(outdir) if f.endswith(".png"))
+    assert pngs
+    for name in pngs:
+        path = os.path.join(outdir, name)
+        width, height = png_size(path)
+        assert 600 <= width <= 1600 and 150 <= height <= 3000, (name, width, height)
+        pixels = matplotlib.image.imread(path)
+        assert pixels.shape[:2] == (height, width)
+        assert pixels[..., :3].std() > 0.02, f"{name} looks blank"
+    refs = page_refs(outdir)
+    assert sorted(refs.images) == pngs  # each PNG shown once, nothing missing
+    assert refs.external == []          # self-contained: no network
+    return pngs
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("pair") / "report")
+    result = run_plot(BASE, CONTENDER, "-o", out)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def expected_plots(path):
+    """The plot kinds each family should get, computed from the data."""
+    bench = benchjson.load(path)
+    stem = report.slug(os.path.splitext(os.path.basename(path))[0])
+    expected = set()
+    for family, members in series.group_families(series.instances_of(bench)).items():
+        measured = [m for m in members if m.stats]
+        if not measured:
+            continue
+        metrics = series.ordered_metrics(measured)
+        kinds = {series.metric_kind(m) for m in metrics}
+        if any(series.metric_kind(m) == "derived" and not (
+                m == "pmu_running_fraction" and series.fully_counted(measured))
+               for m in metrics):
+            expected.add(f"{stem}.{family}.derived.png")
+        if series.choose_x_axis(measured):
+            expected.add(f"{stem}.{family}.scaling.png")
+        if "counter" in kinds:
+            expected.add(f"{stem}.{family}.counters.png")
+        if any(len(s.values) > 1 for m in measured for s in m.stats.values()):
+            expected.add(f"{stem}.{family}.spread.png")
+    return expected
+
+
+def test_every_file_gets_its_family_plots(pair):
+    pngs = check_report_dir(pair)
+    expected = expected_plots(BASE)
+    assert expected | expected_plots(CONTENDER) <= set(pngs)
+    # The fixture has families of each shape; make sure the test sees them.
+    assert any(p.endswith(".scaling.png") for p in expected)
+    assert any(p.endswith(".spread.png") for p in expected)
+
+
+def test_page_shows_context_captions_and_values(pair):
+    with open(os.path.join(pair, "index.html"), encoding="utf-8") as f:
+        page = f.read()
+    bench = benchjson.load(BASE)
+    for key in ("host_name", "pmubench_pmus", "pmubench_notice"):
+        assert html.escape(str(bench.context[key])) in page
+    events = bench.context["pmubench_events"].split("; ")
+    assert len(events) > 1 and all("read=read" in e for e in events)  # read method
+    for event in events:
+        assert html.escape(event) in page
+    assert page.count("<figcaption>") == page.count("<img ")
+    # Every benchmark's mean real_time (in ns) appears in the value tables.
+    for inst in series.instances_of(bench):
+        assert series.format_value(inst.stats["real_time"].mean) in page
+
+
+@pytest.fixture(scope="module")
+def edited(tmp_path_factory):
+    """An edited copy of run_base.json: BM_PointerChase only, its argument
+    renamed as ->ArgName("bytes") writes it, plus one SkipWithError run."""
+    with open(BASE, encoding="utf-8") as f:
+        data = json.load(f)
+    chase = [b for b in data["benchmarks"] if b["name"].startswith("BM_PointerChase/")]
+    for b in chase:
+        for key in ("name", "run_name"):
+            b[key] = b[key].replace("BM_PointerChase/", "BM_PointerChase/bytes:")
+    chase.append({"name": "BM_PointerChase/bytes:1", "family_index": 0,
+                  "per_family_instance_index": 99, "run_name": "BM_PointerChase/bytes:1",
+                  "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+                  "threads": 1, "iterations": 0, "real_time": 0, "cpu_time": 0,
+                  "time_unit": "ns", "error_occurred": True,
+                  "error_message": "ring of 1 byte <can't> hold a node"})
+    data["benchmarks"] = chase
+    tmp = tmp_path_factory.mktemp("edited")
+    path = write(tmp / "named_bytes.json", json.dumps(data))
+    out = str(tmp / "report")
+    result = run_plot(path, "-o", out)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_bytes_argument_gets_cache_markers_and_failures_are_listed(edited):
+    pngs = check_report_dir(edited)
+    assert "named_bytes.BM_PointerChase.scaling.png" in pngs
+    with open(os.path.join(edited, "index.html"), encoding="utf-8") as f:
+        page = f.read()
+    assert html.escape("dashed lines: cache sizes from the run's context") in page
+    assert html.escape("failed: ring of 1 byte <can't> hold a node") in page
+    assert "<can't>" not in page  # escaped, not markup
+
+
+def test_two_files_add_one_comparison_plot_per_shared_metric(pair):
+    pngs = check_report_dir(pair)
+    base = series.instances_of(benchjson.load(BASE))
+    other = series.instances_of(benchjson.load(CONTENDER))
+    shared = [m for m in series.ordered_metrics(base) if series.changes(base, other, m)]
+    assert {f"compare.{report.slug(m)}.png" for m in shared} == {
+        p for p in pngs if p.startswith("compare.")}
+    assert "compare.real_time.png" in pngs
+
+
+def test_aggregates_only_file_renders(tmp_path):
+    out = str(tmp_path / "agg")
+    result = run_plot(AGGREGATES, "-o", out)
+    assert result.returncode == 0, result.stderr
+    pngs = check_report_dir(out)
+    assert expected_plots(AGGREGATES) == set(pngs)  # one file: no comparison
+    assert any(p.endswith(".scaling.png") for p in pngs)
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("content,message", [
+    (None, "no such file"),
+    ("", "is empty"),
+    ("{\"benchmarks\": [", "not valid JSON"),
+    ("{\"foo\": 1}", "not Google Benchmark JSON"),
+    ("{\"benchmarks\": []}", "holds no benchmark runs"),
+    ("{\"benchmarks\": [{\"name\": \"BM_E\", \"run_type\": \"iteration\", "
+     "\"error_occurred\": true, \"error_message\": \"boom\"}]}", "every run failed"),
+])
+def test_bad_input_exits_2_naming_the_file_and_writes_nothing(tmp_path, content, message):
+    bad = str(tmp_path / "bad.json")
+    if content is not None:
+        write(bad, content)
+    out = tmp_path / "out"
+    result = run_plot(BASE, bad, "-o", str(out))
+    assert result.returncode == 2
+    assert "bad.json" in result.stderr and message in result.stderr
+    assert not out.exists()
+    assert os.listdir(tmp_path) == (["bad.json"] if content is not None else [])
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert run_plot(BASE).returncode == 2                   # no -o
+    assert run_plot("-o", str(tmp_path / "o")).returncode == 2  # no file
+
+
+def test_refuses_to_replace_a_directory_that_is_not_a_report(tmp_path):
+    precious = tmp_path / "home"
+    precious.mkdir()
+    write(precious / "notes.txt", "keep me")
+    result = run_plot(BASE, "-o", str(precious))
+    assert result.returncode == 2 and "not an earlier pmubench report" in result.stderr
+    assert os.listdir(precious) == ["notes.txt"]
+    afile = write(tmp_path / "file", "x")
+    assert run_plot(BASE, "-o", afile).returncode == 2
+
+
+def test_rerun_replaces_earlier_report_without_stale_files(tmp_path):
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    with open(AGGREGATES, encoding="utf-8") as f:
+        other = write(inputs / "other.json", f.read())
+    out = tmp_path / "report"
+    first = run_plot(other, AGGREGATES, "-o", str(out))
+    assert first.returncode == 0, first.stderr
+    assert any(p.startswith("compare.") for p in os.listdir(out))
+    assert any(p.startswith("other.") for p in os.listdir(out))
+    second = run_plot(AGGREGATES, "-o", str(out))
+    assert second.returncode == 0, second.stderr
+    pngs = check_report_dir(str(out))
+    assert not [p for p in pngs if p.startswith("compare.") or p.startswith("other.")]
+    assert expected_plots(AGGREGATES) <= set(pngs)
+    assert sorted(os.listdir(tmp_path)) == ["in", "report"]  # no staging left
+
+
+def test_failure_while_rendering_keeps_the_earlier_report(tmp_path, monkeypatch):
+    out = tmp_path / "report"
+    plot.write_report([AGGREGATES], str(out))
+    before = sorted(os.listdir(out))
+
+    def explode(benches, staging):
+        with open(os.path.join(staging, "half.png"), "wb") as f:
+            f.write(PNG_SIGNATURE)
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(report, "build_report", explode)
+    with pytest.raises(RuntimeError):
+        plot.write_report([AGGREGATES], str(out))
+    assert sorted(os.listdir(out)) == before
+    assert sorted(os.listdir(tmp_path)) == ["report"]
+    assert os.path.exists(os.path.join(out, outdir_mod.MARKER))

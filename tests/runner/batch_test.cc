@@ -1,0 +1,427 @@
+// End-to-end tests of PMU_BENCHMARK cases run in-process through Google
+// Benchmark with real software events: the counts must be exact where the
+// work is known (writing one byte to a fresh page is one page fault).
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "framework/perf/pmu.h"
+#include "framework/pmubench.h"
+#include "framework/runner/event_set.h"
+#include "framework/runner/session.h"
+#include "framework/runner/thread_groups.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/runner/fresh_pages.h"
+#include "tests/runner/run_capture.h"
+
+namespace pmubench {
+namespace {
+
+using ::pmubench::testing::CounterOf;
+using ::pmubench::testing::FindRun;
+using ::pmubench::testing::FreshPages;
+using ::pmubench::testing::BenchRun;
+using ::pmubench::testing::RunMatching;
+using ::testing::HasSubstr;
+
+constexpr char kSoftware[] = "task-clock,page-faults,context-switches";
+
+size_t PagesFor(const State& state, size_t per_iteration) {
+  return per_iteration * static_cast<size_t>(state.max_iterations);
+}
+
+// --- cases ------------------------------------------------------------------
+
+// range(0) fresh pages per iteration.
+void BM_TouchPages(State& state) {
+  const auto n = static_cast<size_t>(state.range(0));
+  FreshPages pages(PagesFor(state, n));
+  for (auto _ : state) pages.TouchNext(n);
+}
+PMU_BENCHMARK(BM_TouchPages)->Arg(1)->Arg(8)->Iterations(50);
+
+// Faults in setup, teardown and while paused must not be counted.
+void BM_UncountedFaults(State& state) {
+  FreshPages setup(64);
+  setup.TouchNext(64);
+  FreshPages paused(PagesFor(state, 3));
+  FreshPages counted(PagesFor(state, 2));
+  for (auto _ : state) {
+    state.PauseTiming();
+    paused.TouchNext(3);
+    state.ResumeTiming();
+    counted.TouchNext(2);
+  }
+  FreshPages teardown(16);
+  teardown.TouchNext(16);
+}
+PMU_BENCHMARK(BM_UncountedFaults)->Iterations(20);
+
+void BM_KeepRunningPages(State& state) {
+  FreshPages pages(PagesFor(state, 3));
+  while (state.KeepRunning()) pages.TouchNext(3);
+}
+PMU_BENCHMARK(BM_KeepRunningPages)->Iterations(30);
+
+void BM_ThreadPages(State& state) {
+  FreshPages pages(PagesFor(state, 5));
+  for (auto _ : state) pages.TouchNext(5);
+}
+PMU_BENCHMARK(BM_ThreadPages)->Threads(2)->Iterations(20);
+
+void BM_RepeatedPages(State& state) {
+  FreshPages pages(PagesFor(state, 4));
+  for (auto _ : state) pages.TouchNext(4);
+}
+PMU_BENCHMARK(BM_RepeatedPages)->Iterations(25)->Repetitions(3);
+
+void BM_FailsInLoop(State& state) {
+  for (auto _ : state) {
+    state.SkipWithError("deliberate failure");
+    break;
+  }
+}
+PMU_BENCHMARK(BM_FailsInLoop)->Iterations(10);
+
+void BM_OwnEvents(State& state) {
+  FreshPages pages(PagesFor(state, 2));
+  for (auto _ : state) pages.TouchNext(2);
+}
+PMU_BENCHMARK_WITH_COUNTERS(BM_OwnEvents, "page-faults,minor-faults")
+    ->Iterations(40);
+
+void BM_OwnNone(State& state) {
+  FreshPages pages(PagesFor(state, 2));
+  for (auto _ : state) pages.TouchNext(2);
+}
+PMU_BENCHMARK_WITH_COUNTERS(BM_OwnNone, "none")->Iterations(10);
+
+void BM_HardwareOwn(State& state) {
+  uint64_t x = 1;
+  for (auto _ : state) benchmark::DoNotOptimize(x = x * 3 + 1);
+}
+PMU_BENCHMARK_WITH_COUNTERS(BM_HardwareOwn, "instructions,cycles")
+    ->Iterations(1000);
+
+void BM_Captured(State& state, size_t pages_per_iteration) {
+  FreshPages pages(PagesFor(state, pages_per_iteration));
+  for (auto _ : state) pages.TouchNext(pages_per_iteration);
+}
+PMU_BENCHMARK_CAPTURE(BM_Captured, seven, size_t{7})->Iterations(10);
+
+void BM_EmptyLoop(State& state) {
+  for (auto _ : state) {
+  }
+}
+PMU_BENCHMARK(BM_EmptyLoop)->Iterations(1);
+
+// Fixture: SetUp's faults are not counted; the body's are.
+class PagesFixture : public Fixture {
+ public:
+  void SetUp(State& state) override {
+    FreshPages setup(32);
+    setup.TouchNext(32);
+    pages_ = std::make_unique<FreshPages>(PagesFor(state, 6));
+  }
+  void TearDown(State&) override { pages_.reset(); }
+
+ protected:
+  std::unique_ptr<FreshPages> pages_;
+};
+
+PMU_BENCHMARK_DEFINE_F(PagesFixture, Touch) {
+  for (auto _ : state) pages_->TouchNext(6);
+}
+PMU_BENCHMARK_REGISTER_F(PagesFixture, Touch)->Iterations(40);
+
+// The one-macro form: no builder calls, so Google Benchmark picks the
+// iterations (up to 10^9); only SetUp touches pages.
+class SetUpFaultsFixture : public Fixture {
+ public:
+  void SetUp(State&) override {
+    FreshPages setup(32);
+    setup.TouchNext(32);
+  }
+};
+
+PMU_BENCHMARK_F(SetUpFaultsFixture, SetUpOnly) {
+  for (auto _ : state) benchmark::ClobberMemory();
+}
+
+// --- helpers -----------------------------------------------------------------
+
+SessionInfo PrepareOrDie(const RunOptions& options) {
+  absl::StatusOr<SessionInfo> info = Prepare(options);
+  EXPECT_TRUE(info.ok()) << info.status();
+  return info.ok() ? *info : SessionInfo{};
+}
+
+bool MachineHasHardwarePmu() {
+  absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
+  return pmus.ok() && pmus->HasHardwarePmu();
+}
+
+class BatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override { PrepareOrDie({.counters = kSoftware}); }
+};
+
+// --- tests -------------------------------------------------------------------
+
+TEST_F(BatchTest, FreshPagesGiveExactlyNPageFaultsPerIteration) {
+  const std::vector<BenchRun> runs = RunMatching("^BM_TouchPages/");
+  ASSERT_EQ(runs.size(), 2u);
+  const BenchRun* one = FindRun(runs, "BM_TouchPages/1/iterations:50");
+  const BenchRun* eight = FindRun(runs, "BM_TouchPages/8/iterations:50");
+  ASSERT_NE(one, nullptr);
+  ASSERT_NE(eight, nullptr);
+  EXPECT_EQ(CounterOf(*one, "page-faults"), 1.0);
+  EXPECT_EQ(CounterOf(*eight, "page-faults"), 8.0);
+  EXPECT_EQ(one->iterations, 50);
+  EXPECT_GT(CounterOf(*eight, "task-clock"), 0.0);
+  EXPECT_GE(CounterOf(*eight, "context-switches"), 0.0);
+  EXPECT_EQ(CounterOf(*eight, internal::kRunningFractionName), 1.0);
+}
+
+TEST_F(BatchTest, SetupTeardownAndPausedFaultsAreNotCounted) {
+  const std::vector<BenchRun> runs = RunMatching("^BM_UncountedFaults");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_FALSE(runs[0].error_occurred) << runs[0].error_message;
+  EXPECT_EQ(CounterOf(runs[0], "page-faults"), 2.0);
+}
+
+TEST_F(BatchTest, KeepRunningLoopIsCountedLikeRangeFor) {
+  const std::vector<BenchRun> runs = RunMatching("^BM_KeepRunningPages");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].iterations, 30);
+  EXPECT_EQ(CounterOf(runs[0], "page-faults"), 3.0);
+}
+
+TEST_F(BatchTest, ThreadsReportPerIterationLikeGoogleBenchmark) {
+  const std::vector<BenchRun> runs = RunMatching("^BM_ThreadPages");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].threads, 2);
+  // Google Benchmark sums the threads' counters and divides by the
+  // iterations of all threads.
+  EXPECT_EQ(runs[0].iterations, 40);
+  EXPECT_EQ(CounterOf(runs[0], "page-faults"), 5.0);
+  EXPECT_EQ(CounterOf(runs[0], internal::kRunningFractionName), 1.0);
+}
+
+TEST_F(BatchTest, RepetitionsReportEachRunAndAggregates) {
+  const std::vector<BenchRun> runs = RunMatching("^BM_RepeatedPages");
+  int iteration_runs = 0;
+  for (const BenchRun& run : runs) {
+    if (run.run_type == BenchRun::RT_Iteration) {
+      ++iteration_runs;
+      EXPECT_EQ(CounterOf(run, "page-faults"), 4.0);
+    }
+  }
+  EXPECT_EQ(iteration_runs, 3);
+  const std::string base = "BM_RepeatedPages/iterations:25/repeats:3";
+  const BenchRun* mean = FindRun(runs, base + "_mean");
+  const BenchRun* median = FindRun(runs, base + "_median");
+  const BenchRun* stddev = FindRun(runs, base + "_stddev");
+  ASSERT_NE(mean, nullptr);
+  ASSERT_NE(median, nullptr);
+  ASSERT_NE(stddev, nullptr);
+  EXPECT_EQ(CounterOf(*mean, "page-faults"), 4.0);
+  EXPECT_EQ(CounterOf(*median, "page-faults"), 4.0);
+  EXPECT_EQ(CounterOf(*stddev, "page-faults"), 0.0);
+}
+
+TEST_F(BatchTest, SkipWithErrorFailsThatCaseOnly) {
+  const std::vector<BenchRun> runs =
+      RunMatching("^(BM_FailsInLoop|BM_TouchPages/1/)");
+  const BenchRun* failed = FindRun(runs, "BM_FailsInLoop/iterations:10");
+  const BenchRun* good = FindRun(runs, "BM_TouchPages/1/iterations:50");
+  ASSERT_NE(failed, nullptr);
+  ASSERT_NE(good, nullptr);
+  EXPECT_TRUE(failed->error_occurred);
+  EXPECT_EQ(failed->error_message, "deliberate failure");
+  EXPECT_EQ(failed->counters.count("page-faults"), 0u);
+  EXPECT_FALSE(good->error_occurred);
+  EXPECT_EQ(CounterOf(*good, "page-faults"), 1.0);
+}
+
+TEST_F(BatchTest, CaptureFormPassesArguments) {
+  const std::vector<BenchRun> runs = RunMatching("^BM_Captured/seven");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(CounterOf(runs[0], "page-faults"), 7.0);
+}
+
+TEST_F(BatchTest, FixtureSetUpIsNotCounted) {
+  const std::vector<BenchRun> runs =
+      RunMatching("^(PagesFixture|SetUpFaultsFixture)/");
+  const BenchRun* touch = FindRun(runs, "PagesFixture/Touch/iterations:40");
+  const BenchRun* setup_only = FindRun(runs, "SetUpFaultsFixture/SetUpOnly");
+  ASSERT_NE(touch, nullptr);
+  ASSERT_NE(setup_only, nullptr);
+  EXPECT_EQ(CounterOf(*touch, "page-faults"), 6.0);
+  EXPECT_EQ(CounterOf(*setup_only, "page-faults"), 0.0);
+}
+
+TEST_F(BatchTest, OverheadIsSubtractedButNeverBelowZero) {
+  const std::vector<BenchRun> runs = RunMatching("^BM_EmptyLoop");
+  ASSERT_EQ(runs.size(), 1u);
+  for (const char* name : {"task-clock", "page-faults", "context-switches"}) {
+    EXPECT_GE(CounterOf(runs[0], name), 0.0) << name;
+  }
+  // An empty one-iteration batch costs less task-clock than one empty
+  // start/stop pair measured many times (the overhead that is subtracted).
+  absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
+  ASSERT_TRUE(pmus.ok());
+  absl::StatusOr<internal::EventSet> set =
+      internal::MakeEventSet(kSoftware, *pmus, {});
+  ASSERT_TRUE(set.ok()) << set.status();
+  absl::StatusOr<internal::ThreadGroup*> group =
+      internal::ThreadGroupFor(*set);
+  ASSERT_TRUE(group.ok()) << group.status();
+  EXPECT_GT((*group)->overhead[0], 0.0) << "task-clock of two read(2) calls";
+  EXPECT_EQ((*group)->overhead[1], 0.0) << "no page faults in a snapshot";
+}
+
+TEST_F(BatchTest, GroupsAreOpenedOncePerThreadAndReused) {
+  RunMatching("^BM_TouchPages/1/");
+  const int open_after_first = internal::OpenThreadGroupCount();
+  RunMatching("^BM_TouchPages/");
+  RunMatching("^BM_KeepRunningPages");
+  EXPECT_EQ(internal::OpenThreadGroupCount(), open_after_first);
+}
+
+TEST(SessionTest, CountersNoneTurnsCountingOff) {
+  const SessionInfo info = PrepareOrDie({.counters = "none"});
+  EXPECT_TRUE(info.event_lists.empty());
+  const std::vector<BenchRun> runs = RunMatching("^BM_TouchPages/1/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].counters.count("page-faults"), 0u);
+  EXPECT_EQ(runs[0].counters.count(internal::kRunningFractionName), 0u);
+  PrepareOrDie({.counters = kSoftware});
+}
+
+TEST(SessionTest, CaseOwnEventsAreUsedAndOverridden) {
+  PrepareOrDie({});
+  std::vector<BenchRun> runs = RunMatching("^BM_OwnEvents");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(CounterOf(runs[0], "page-faults"), 2.0);
+  EXPECT_EQ(CounterOf(runs[0], "minor-faults"), 2.0);
+  EXPECT_EQ(runs[0].counters.count("task-clock"), 0u);
+
+  PrepareOrDie({.counters = "task-clock"});
+  runs = RunMatching("^BM_OwnEvents");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].counters.count("page-faults"), 0u);
+  EXPECT_GT(CounterOf(runs[0], "task-clock"), 0.0);
+  PrepareOrDie({.counters = kSoftware});
+}
+
+TEST(SessionTest, CaseCanTurnItsOwnCountingOff) {
+  PrepareOrDie({});
+  const std::vector<BenchRun> runs = RunMatching("^BM_OwnNone");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].counters.count("page-faults"), 0u);
+  PrepareOrDie({.counters = kSoftware});
+}
+
+TEST(SessionTest, ContextHoldsTheDesignKeys) {
+  const SessionInfo info = PrepareOrDie({.counters = kSoftware});
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : info.context) keys.push_back(key);
+  EXPECT_THAT(keys, ::testing::ElementsAre(
+                        "pmubench_version", "pmubench_pmus", "pmubench_events",
+                        "pmubench_pinned", "pmubench_exclude_kernel",
+                        "pmubench_read_overhead"));
+  for (const auto& [key, value] : info.context) {
+    if (key == "pmubench_events") {
+      EXPECT_THAT(value, HasSubstr("page-faults (pmu=software type=1 "
+                                   "config=0x2 read="));
+    }
+    if (key == "pmubench_read_overhead") {
+      EXPECT_THAT(value, HasSubstr("page-faults=0"));
+    }
+    if (key == "pmubench_pmus") {
+      EXPECT_THAT(value, HasSubstr("software"));
+    }
+    // The JSON reporter does not escape context values.
+    EXPECT_EQ(value.find('"'), std::string::npos) << key;
+  }
+  EXPECT_THAT(info.counter_names,
+              ::testing::ElementsAre("task-clock", "page-faults",
+                                     "context-switches",
+                                     internal::kRunningFractionName));
+}
+
+TEST(SessionTest, BadSpecsAreErrorsNamingTheSpec) {
+  for (const char* spec : {"no-such-event", "task-clock,bogus-faults",
+                           "software/config=/", "page-faults,page-faults"}) {
+    absl::StatusOr<SessionInfo> info = Prepare({.counters = spec});
+    ASSERT_FALSE(info.ok()) << spec;
+    EXPECT_THAT(std::string(info.status().message()),
+                HasSubstr(std::string("--counters=") + spec));
+  }
+  PrepareOrDie({.counters = kSoftware});
+}
+
+TEST(SessionTest, DefaultFallsBackToSoftwareEventsWithoutHardwarePmu) {
+  if (MachineHasHardwarePmu()) {
+    GTEST_SKIP() << "this machine has a hardware PMU: the fallback does not "
+                    "apply (DefaultIsHardwareSetWithPmu covers it)";
+  }
+  const SessionInfo info = PrepareOrDie({});
+  EXPECT_THAT(info.notice, HasSubstr("no hardware PMU"));
+  EXPECT_THAT(info.notice, HasSubstr("BM_HardwareOwn"));
+  EXPECT_EQ(info.notice.find('\n'), std::string::npos) << "one line";
+  bool has_notice_key = false;
+  for (const auto& [key, value] : info.context) {
+    has_notice_key = has_notice_key || key == "pmubench_notice";
+  }
+  EXPECT_TRUE(has_notice_key);
+  std::vector<BenchRun> runs = RunMatching("^(BM_TouchPages/8/|BM_HardwareOwn)");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const BenchRun& run : runs) {
+    EXPECT_FALSE(run.error_occurred) << run.error_message;
+    EXPECT_EQ(run.counters.count("task-clock"), 1u);
+    EXPECT_EQ(run.counters.count("context-switches"), 1u);
+    EXPECT_EQ(run.counters.count("cycles"), 0u);
+  }
+  const BenchRun* eight = FindRun(runs, "BM_TouchPages/8/iterations:50");
+  ASSERT_NE(eight, nullptr);
+  EXPECT_EQ(CounterOf(*eight, "page-faults"), 8.0);
+
+  // An explicit hardware list is an error, not a fallback.
+  absl::StatusOr<SessionInfo> explicit_hw = Prepare({.counters = "cycles"});
+  ASSERT_FALSE(explicit_hw.ok());
+  EXPECT_THAT(std::string(explicit_hw.status().message()),
+              HasSubstr("needs a hardware PMU"));
+  PrepareOrDie({.counters = kSoftware});
+}
+
+TEST(SessionTest, DefaultIsHardwareSetWithPmu) {
+  if (!MachineHasHardwarePmu()) {
+    GTEST_SKIP() << "no hardware PMU: /sys/bus/event_source/devices/cpu "
+                    "missing";
+  }
+  const SessionInfo info = PrepareOrDie({});
+  EXPECT_TRUE(info.notice.empty()) << info.notice;
+  const std::vector<BenchRun> runs = RunMatching("^(BM_TouchPages/8/|BM_HardwareOwn)");
+  ASSERT_EQ(runs.size(), 2u);
+  const BenchRun* touch = FindRun(runs, "BM_TouchPages/8/iterations:50");
+  const BenchRun* own = FindRun(runs, "BM_HardwareOwn/iterations:1000");
+  ASSERT_NE(touch, nullptr);
+  ASSERT_NE(own, nullptr);
+  for (const char* name : {"cycles", "instructions", "branches",
+                           "branch-misses", "IPC", "branch-miss-ratio"}) {
+    EXPECT_EQ(touch->counters.count(name), 1u) << name;
+  }
+  // x = x * 3 + 1 plus the loop: a handful of instructions per iteration.
+  EXPECT_GT(CounterOf(*own, "instructions"), 2.0);
+  EXPECT_LT(CounterOf(*own, "instructions"), 50.0);
+  EXPECT_GT(CounterOf(*own, "IPC"), 0.0);
+  PrepareOrDie({.counters = kSoftware});
+}
+
+}  // namespace
+}  // namespace pmubench

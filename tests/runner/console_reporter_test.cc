@@ -1,0 +1,117 @@
+// The console reporter: compact counters after Google Benchmark's columns,
+// and the DEBUG-library warning explained rather than hidden.
+#include "framework/runner/console_reporter.h"
+
+#include <algorithm>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "framework/runner/event_set.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace pmubench {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using BenchRun = benchmark::BenchmarkReporter::Run;
+
+TEST(FormatCountTest, FourSignificantDigitsWithSiSuffix) {
+  EXPECT_EQ(FormatCount(0), "0");
+  EXPECT_EQ(FormatCount(8), "8");
+  EXPECT_EQ(FormatCount(0.25), "0.25");
+  EXPECT_EQ(FormatCount(812.34), "812.3");
+  EXPECT_EQ(FormatCount(1234.5), "1.234k");  // %.4g rounds half to even
+  EXPECT_EQ(FormatCount(12345678), "12.35M");
+  EXPECT_EQ(FormatCount(3e9), "3G");
+}
+
+TEST(RewriteBasicContextTest, ExplainsDebugWarningAndDropsOwnKeys) {
+  const std::string basic =
+      "Run on (2 X 2000 MHz CPU s)\n"
+      "pmubench_version: 0.1.0\n"
+      "***WARNING*** Library was built as DEBUG. Timings may be affected.\n"
+      "Load Average: 1.00\n";
+  const std::string text = RewriteBasicContext(basic);
+  EXPECT_THAT(text, HasSubstr("Run on (2 X 2000 MHz CPU s)\n"));
+  EXPECT_THAT(text, HasSubstr("Load Average: 1.00\n"));
+  EXPECT_THAT(text, Not(HasSubstr("***WARNING***")));
+  EXPECT_THAT(text, HasSubstr("built as DEBUG"));
+  EXPECT_THAT(text, HasSubstr("per batch, not per iteration"));
+  EXPECT_THAT(text, Not(HasSubstr("pmubench_version")));
+}
+
+TEST(RewriteBasicContextTest, ReleaseLibraryGetsNoNote) {
+  const std::string basic = "Run on (2 X 2000 MHz CPU s)\n";
+  EXPECT_EQ(RewriteBasicContext(basic), basic);
+}
+
+class ReporterTest : public ::testing::Test {
+ protected:
+  ReporterTest() {
+    SessionInfo session;
+    session.counter_names = {"task-clock", "page-faults",
+                             internal::kRunningFractionName};
+    session.event_lists = {"task-clock,page-faults"};
+    session.read_methods = "read";
+    reporter_ = std::make_unique<PmuConsoleReporter>(
+        benchmark::ConsoleReporter::OO_None, session);
+    reporter_->SetOutputStream(&out_);
+    reporter_->SetErrorStream(&err_);
+  }
+
+  static BenchRun MakeRun(double fraction) {
+    BenchRun run;
+    run.run_name.function_name = "BM_Test";
+    run.iterations = 100;
+    run.real_accumulated_time = 1e-6;
+    run.cpu_accumulated_time = 1e-6;
+    run.counters["page-faults"] = benchmark::Counter(4);
+    run.counters["task-clock"] = benchmark::Counter(1234.5);
+    run.counters["user_counter"] = benchmark::Counter(7);
+    run.counters[internal::kRunningFractionName] = benchmark::Counter(fraction);
+    return run;
+  }
+
+  std::ostringstream out_;
+  std::ostringstream err_;
+  std::unique_ptr<PmuConsoleReporter> reporter_;
+};
+
+TEST_F(ReporterTest, CountersFollowInEventOrderOnOneLine) {
+  reporter_->ReportRuns({MakeRun(1.0)});
+  const std::string text = out_.str();
+  const size_t start = text.find("BM_Test");
+  ASSERT_NE(start, std::string::npos) << text;
+  const std::string line = text.substr(start);
+  EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1) << line;
+  const size_t user = line.find("user_counter=7");
+  const size_t clock = line.find("task-clock=1.234k");
+  const size_t faults = line.find("page-faults=4");
+  ASSERT_NE(user, std::string::npos) << line;
+  ASSERT_NE(clock, std::string::npos) << line;
+  ASSERT_NE(faults, std::string::npos) << line;
+  EXPECT_LT(user, clock);    // Google Benchmark's own part first
+  EXPECT_LT(clock, faults);  // then ours in event-set order
+  EXPECT_THAT(line, Not(HasSubstr("on-PMU")));  // fully counted
+  EXPECT_THAT(line, Not(HasSubstr("pmu_running_fraction")));
+}
+
+TEST_F(ReporterTest, MultiplexedRunShowsItsFraction) {
+  reporter_->ReportRuns({MakeRun(0.5)});
+  EXPECT_THAT(out_.str(), HasSubstr("on-PMU=50.0%"));
+}
+
+TEST_F(ReporterTest, FailedRunShowsTheErrorOnly) {
+  BenchRun run = MakeRun(1.0);
+  run.error_occurred = true;
+  run.error_message = "deliberate failure";
+  reporter_->ReportRuns({run});
+  EXPECT_THAT(out_.str(), HasSubstr("ERROR OCCURRED: 'deliberate failure'"));
+  EXPECT_THAT(out_.str(), Not(HasSubstr("page-faults=")));
+}
+
+}  // namespace
+}  // namespace pmubench

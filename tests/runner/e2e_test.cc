@@ -1,0 +1,284 @@
+// Command-line behaviour of a binary linked with pmubench_main
+// (e2e_cases.cc), run as a subprocess: exit codes, notices, the console, and
+// the --benchmark_out JSON file.
+//
+// The binary's path comes from --e2e_cases=PATH (Bazel passes
+// $(rootpath :e2e_cases)) or from PMUBENCH_E2E_CASES_PATH (CMake).
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string& CasesBinary() {
+#ifdef PMUBENCH_E2E_CASES_PATH
+  static std::string path = PMUBENCH_E2E_CASES_PATH;
+#else
+  static std::string path;
+#endif
+  return path;
+}
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    closedir(d);
+  }
+  return names;
+}
+
+class E2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(CasesBinary().empty())
+        << "pass --e2e_cases=PATH to the e2e_cases binary";
+    std::string pattern = ::testing::TempDir() + "pmubench_e2e_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    for (const std::string& name : ListDir(dir_)) {
+      unlink((dir_ + "/" + name).c_str());
+    }
+    rmdir(dir_.c_str());
+  }
+
+  // Runs the cases binary with `args` (shell words).
+  Result RunCases(const std::string& args) {
+    const std::string out = dir_ + "/../" + "pmubench_e2e_stdout_" +
+                            std::to_string(getpid());
+    const std::string err = out + ".err";
+    const std::string command = "'" + CasesBinary() + "' " + args + " >'" +
+                                out + "' 2>'" + err + "'";
+    const int status = std::system(command.c_str());
+    Result result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = ReadFile(out);
+    result.err = ReadFile(err);
+    unlink(out.c_str());
+    unlink(err.c_str());
+    return result;
+  }
+
+  std::string dir_;
+};
+
+// The numeric field `field` of the JSON run named `name`, or NaN.
+double JsonRunField(const std::string& json, const std::string& name,
+                    const std::string& field) {
+  const size_t run = json.find("\"name\": \"" + name + "\"");
+  if (run == std::string::npos) return NAN;
+  const size_t end = json.find('}', run);
+  const size_t at = json.find("\"" + field + "\": ", run);
+  if (at == std::string::npos || at > end) return NAN;
+  return std::strtod(json.c_str() + at + field.size() + 4, nullptr);
+}
+
+bool HasHardwarePmu() {
+  return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+         access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
+}
+
+constexpr char kSoftware[] = "task-clock,page-faults,context-switches";
+
+TEST_F(E2eTest, JsonHoldsCountersContextAndFailedCase) {
+  const std::string json_path = dir_ + "/run.json";
+  const Result r = RunCases(std::string("--counters=") + kSoftware +
+                            " --benchmark_out=" + json_path +
+                            " --benchmark_out_format=json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Written whole, under its name, and no temporary file left beside it.
+  EXPECT_THAT(ListDir(dir_), ::testing::ElementsAre("run.json"));
+  const std::string json = ReadFile(json_path);
+  ASSERT_FALSE(json.empty());
+  EXPECT_EQ(json.substr(json.size() - 4), "]\n}\n");
+
+  const std::string touch = "BM_TouchPages/4/iterations:64";
+  EXPECT_EQ(JsonRunField(json, touch, "page-faults"), 4.0);
+  EXPECT_GT(JsonRunField(json, touch, "task-clock"), 0.0);
+  EXPECT_GE(JsonRunField(json, touch, "context-switches"), 0.0);
+  EXPECT_EQ(JsonRunField(json, touch, "pmu_running_fraction"), 1.0);
+  EXPECT_EQ(JsonRunField(json, "BM_OwnEvents/iterations:32", "page-faults"),
+            2.0);
+  // A plain BENCHMARK case reports time only.
+  EXPECT_TRUE(std::isnan(
+      JsonRunField(json, "BM_Plain/iterations:1000", "page-faults")));
+  EXPECT_GT(JsonRunField(json, "BM_Plain/iterations:1000", "real_time"), 0.0);
+
+  // The failed case is reported as failed; the cases after it still ran.
+  const size_t failed = json.find("\"name\": \"BM_Fails/iterations:8\"");
+  ASSERT_NE(failed, std::string::npos);
+  const std::string failed_block =
+      json.substr(failed, json.find('}', failed) - failed);
+  EXPECT_THAT(failed_block, HasSubstr("\"error_occurred\": true"));
+  EXPECT_THAT(failed_block,
+              HasSubstr("\"error_message\": \"deliberate failure\""));
+
+  for (const char* key :
+       {"\"pmubench_version\": \"", "\"pmubench_pmus\": \"",
+        "\"pmubench_events\": \"task-clock (pmu=software",
+        "\"pmubench_pinned\": \"true\"",
+        "\"pmubench_exclude_kernel\": \"true\"",
+        "\"pmubench_read_overhead\": \"task-clock="}) {
+    EXPECT_THAT(json, HasSubstr(key));
+  }
+  EXPECT_THAT(json, Not(HasSubstr("pmubench_notice")));
+}
+
+TEST_F(E2eTest, BadSpecExitsTwoBeforeAnyBenchmarkRuns) {
+  const std::string json_path = dir_ + "/run.json";
+  const Result r = RunCases("--counters=task-clock,no-such-event "
+                            "--benchmark_out=" + json_path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("no-such-event"));
+  EXPECT_THAT(r.err, HasSubstr("error:"));
+  EXPECT_THAT(r.out, Not(HasSubstr("BM_TouchPages")));
+  EXPECT_THAT(ListDir(dir_), ::testing::IsEmpty()) << "nothing written";
+}
+
+TEST_F(E2eTest, MalformedSpecExitsTwo) {
+  const Result r = RunCases("--counters=software/config=/");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("software/config=/"));
+}
+
+TEST_F(E2eTest, HardwareCountersWithoutPmuExitTwo) {
+  if (HasHardwarePmu()) {
+    GTEST_SKIP() << "this machine has a hardware PMU: cycles can be counted";
+  }
+  const Result r = RunCases("--counters=cycles,instructions");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("'cycles' needs a hardware PMU"));
+  EXPECT_THAT(r.err, HasSubstr("task-clock"));  // the remedy
+}
+
+TEST_F(E2eTest, DefaultFallsBackWithOneNotice) {
+  if (HasHardwarePmu()) {
+    GTEST_SKIP() << "this machine has a hardware PMU: no fallback";
+  }
+  const Result r = RunCases("--benchmark_filter=BM_TouchPages");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t notices = 0;
+  for (size_t at = r.err.find("no hardware PMU"); at != std::string::npos;
+       at = r.err.find("no hardware PMU", at + 1)) {
+    ++notices;
+  }
+  EXPECT_EQ(notices, 1u) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("page-faults=4"));
+  EXPECT_THAT(r.out, HasSubstr("task-clock="));
+}
+
+TEST_F(E2eTest, DefaultIsHardwareSetWithPmu) {
+  if (!HasHardwarePmu()) {
+    GTEST_SKIP() << "no hardware PMU: /sys/bus/event_source/devices/cpu "
+                    "missing";
+  }
+  const Result r = RunCases("--benchmark_filter=BM_TouchPages");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("instructions="));
+  EXPECT_THAT(r.out, HasSubstr("IPC="));
+  EXPECT_THAT(r.err, Not(HasSubstr("no hardware PMU")));
+}
+
+TEST_F(E2eTest, CountersNoneReportsTimeOnly) {
+  const Result r = RunCases("--counters=none --benchmark_format=json "
+                            "--benchmark_filter=BM_TouchPages");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"real_time\""));
+  EXPECT_THAT(r.out, Not(HasSubstr("\"page-faults\"")));
+  EXPECT_THAT(r.out, Not(HasSubstr("pmu_running_fraction")));
+}
+
+TEST_F(E2eTest, UnknownFlagExitsTwo) {
+  const Result r = RunCases("--countrs=task-clock");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--countrs=task-clock"));
+  EXPECT_THAT(r.err, HasSubstr("--counters"));
+}
+
+TEST_F(E2eTest, BadFlagValueExitsTwo) {
+  const Result r = RunCases("--pmubench_no_rdpmc=maybe");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("pmubench_no_rdpmc"));
+}
+
+TEST_F(E2eTest, UnwritableOutputExitsTwo) {
+  const Result r =
+      RunCases("--benchmark_out=" + dir_ + "/missing_dir/run.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("missing_dir/run.json"));
+  EXPECT_THAT(r.out, Not(HasSubstr("BM_TouchPages")));
+}
+
+TEST_F(E2eTest, HelpListsOurFlagsAndGoogleBenchmarks) {
+  const Result r = RunCases("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* flag : {"--counters", "--pmubench_no_rdpmc",
+                           "--pmubench_list_events", "--benchmark_filter",
+                           "--benchmark_out"}) {
+    EXPECT_THAT(r.out, HasSubstr(flag));
+  }
+}
+
+TEST_F(E2eTest, ListEventsPrintsKnownNames) {
+  const Result r = RunCases("--pmubench_list_events");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("page-faults\n"));
+  EXPECT_THAT(r.out, HasSubstr("task-clock\n"));
+}
+
+TEST_F(E2eTest, ConsoleExplainsTheDebugLibraryWarning) {
+  const std::string json_path = dir_ + "/run.json";
+  const Result r = RunCases("--benchmark_filter=BM_Plain --benchmark_out=" +
+                            json_path + " --benchmark_out_format=json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("***WARNING*** Library was built as DEBUG")));
+  if (ReadFile(json_path).find("\"library_build_type\": \"debug\"") !=
+      std::string::npos) {
+    EXPECT_THAT(r.err, HasSubstr("built as DEBUG"));
+    EXPECT_THAT(r.err, HasSubstr("per batch, not per iteration"));
+  }
+  EXPECT_THAT(r.err, HasSubstr("pmubench "));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const std::string flag = "--e2e_cases=";
+    if (arg.rfind(flag, 0) == 0) CasesBinary() = arg.substr(flag.size());
+  }
+  return RUN_ALL_TESTS();
+}
