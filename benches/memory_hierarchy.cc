@@ -92,6 +92,7 @@ void BM_PointerChase(pmubench::State& state) {
   state.SetItemsProcessed(state.iterations());  // items = load steps
 }
 PMU_BENCHMARK_WITH_COUNTERS(BM_PointerChase, kMemoryCounters)
+    ->ArgName("bytes")  // reports/plot.py draws cache sizes on byte axes
     ->RangeMultiplier(4)
     ->Range(4 << 10, 256 << 20);
 
@@ -129,6 +130,7 @@ void BM_StreamSequential(pmubench::State& state) {
   state.counters["lines"] = static_cast<double>(lines);
 }
 PMU_BENCHMARK_WITH_COUNTERS(BM_StreamSequential, kMemoryCounters)
+    ->ArgName("bytes")
     ->RangeMultiplier(16)
     ->Range(16 << 10, 256 << 20);
 
@@ -147,6 +149,7 @@ void BM_StreamRandom(pmubench::State& state) {
   state.counters["lines"] = static_cast<double>(lines);
 }
 PMU_BENCHMARK_WITH_COUNTERS(BM_StreamRandom, kMemoryCounters)
+    ->ArgName("bytes")
     ->RangeMultiplier(16)
     ->Range(16 << 10, 256 << 20);
 

@@ -11,7 +11,7 @@
 //   PMU_BENCHMARK(BM_Sum)->Range(1 << 10, 1 << 20);
 //
 //   // A case that names its own events (`--counters` still overrides them):
-//   PMU_BENCHMARK_WITH_COUNTERS(BM_Chase, "L1-dcache-load-misses,LLC-load-misses");
+//   PMU_BENCHMARK_WITH_COUNTERS(BM_Chase, "L1-dcache-load-misses,LLC-loads");
 //
 //   // Fixture form, like BENCHMARK_F:
 //   class Table : public pmubench::Fixture {
@@ -19,11 +19,12 @@
 //     void SetUp(pmubench::State& state) override { ... }
 //     void TearDown(pmubench::State& state) override { ... }
 //   };
-//   PMU_BENCHMARK_F(Table, Lookup)(pmubench::State& state) {
+//   PMU_BENCHMARK_F(Table, Lookup) {   // the body sees `state`
 //     for (auto _ : state) ...
 //   }
-//   // or PMU_BENCHMARK_DEFINE_F(Table, Lookup)(pmubench::State& state) {...}
-//   //    PMU_BENCHMARK_REGISTER_F(Table, Lookup)->Arg(8);
+//   // or, to call builders:
+//   PMU_BENCHMARK_DEFINE_F(Table, Insert) { for (auto _ : state) ... }
+//   PMU_BENCHMARK_REGISTER_F(Table, Insert)->Arg(8);
 //
 // Every PMU_BENCHMARK* macro returns benchmark::internal::Benchmark*, so every
 // builder call (Arg, Range, Threads, Repetitions, MinTime, Unit, ...) and every

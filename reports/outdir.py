@@ -81,7 +81,11 @@ def publish(staging: str, outdir: str) -> None:
         return
     old = staging + ".old"
     os.rename(outdir, old)
-    os.rename(staging, outdir)
+    try:
+        os.rename(staging, outdir)
+    except OSError:
+        os.rename(old, outdir)  # put the earlier report back
+        raise
     shutil.rmtree(old)
 
 

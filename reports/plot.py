@@ -41,7 +41,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def write_report(files: list[str], outdir: str) -> report.Report:
     """Loads, renders into a staging directory and swaps it in as outdir."""
     benches = [benchjson.load(path) for path in files]
-    outdir_mod.check_replaceable(outdir)
     staging = outdir_mod.stage(outdir)
     try:
         rep = report.build_report(benches, staging)
@@ -61,6 +60,10 @@ def main(argv: list[str]) -> int:
         rep = write_report(args.files, args.outdir)
     except benchjson.BadInput as e:
         print(f"plot.py: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as e:  # e.g. no permission or no space where OUTDIR goes
+        print(f"plot.py: error: {args.outdir}: cannot write the report: {e}; "
+              "pass -o a writable directory", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(f"wrote {len(rep.figures())} plots and "
           f"{os.path.join(args.outdir, 'index.html')}")

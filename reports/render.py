@@ -9,7 +9,7 @@ the panels so they never cover data.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any
 
 import matplotlib
 
@@ -105,7 +105,10 @@ def scaling_figure(path: str, title: str, members: list[series.Instance],
     legend_cols = min(4, len(lines))
     legend_rows = math.ceil(len(lines) / legend_cols) if len(lines) > 1 else 0
     legend_in = 0.22 * legend_rows + (0.25 if legend_rows else 0)
-    fig, axes = _grid(len(metrics), 3, 2.9, extra=0.5 + legend_in)
+    # Four columns past nine panels keep a hardware run's ten or so metrics
+    # within three rows (about 900 px: one laptop screen).
+    cols = 3 if len(metrics) <= 9 else 4
+    fig, axes = _grid(len(metrics), cols, 2.9, extra=0.5 + legend_in)
     # Time panels (real_time, cpu_time, task-clock) share one y scale choice,
     # so a reader comparing them compares like with like.
     ns_values = [i.stats[m].mean for m in metrics

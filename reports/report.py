@@ -85,8 +85,11 @@ class _Names:
         return name
 
 
-def _constant_metrics(members: list[series.Instance], metrics: list[str]) -> dict[str, float]:
-    """Metrics with one value across every benchmark of a family."""
+def _constant_metrics(members: list[series.Instance],
+                      metrics: list[str]) -> dict[str, float]:
+    """Metrics with one value across every benchmark of a family (2+)."""
+    if len(members) < 2:
+        return {}
     result = {}
     for metric in metrics:
         means = {m.stats[metric].mean for m in members if metric in m.stats}
@@ -121,71 +124,110 @@ def value_table(members: list[series.Instance], metrics: list[str]) -> Table:
     return Table(headers, rows)
 
 
-def _family_section(outdir: str, names: _Names, file_slug: str, file_label: str,
-                    family: str, members: list[series.Instance],
+@dataclass
+class _FamilyPlan:
+    """What one family's figures are drawn from."""
+    outdir: str
+    names: _Names
+    file_slug: str
+    family: str
+    where: str                      # 'BM_Chase (run.json)' for figure titles
+    measured: list[series.Instance]  # benchmarks with at least one result
+    metrics: list[str]
+    reps: int
+
+    def path(self, kind: str) -> tuple[str, str]:
+        name = self.names.take(self.file_slug, self.family, kind)
+        return name, os.path.join(self.outdir, name)
+
+
+def _scaling(plan: _FamilyPlan, context: dict[str, Any]) -> list[Figure]:
+    axis = series.choose_x_axis(plan.measured)
+    if axis is None:
+        return []
+    constant = _constant_metrics(plan.measured, plan.metrics)
+    drawn = [m for m in plan.metrics if m not in constant] or plan.metrics[:1]
+    name, path = plan.path("scaling")
+    render.scaling_figure(path, f"{plan.where}: metrics vs {axis.name}",
+                          plan.measured, axis, drawn, context)
+    notes = [f"Mean per iteration of each metric against {axis.name}, "
+             "one line per benchmark"]
+    notes.append(f"error bars ±1 stddev over {plan.reps} repetitions"
+                 if plan.reps > 1 else "one repetition (no error bars)")
+    if axis.is_bytes and series.cache_markers(context):
+        notes.append("dashed lines: cache sizes from the run's context")
+    if constant:
+        notes.append("constant, not drawn: " + ", ".join(
+            f"{m} = {series.format_value(v)}" for m, v in constant.items()))
+    return [Figure(name, f"{plan.family}: scaling with {axis.name}",
+                   "; ".join(notes) + ".")]
+
+
+def _counters(plan: _FamilyPlan) -> list[Figure]:
+    figures = []
+    fully_counted = series.fully_counted(plan.measured)
+    counters = [m for m in plan.metrics if series.metric_kind(m) == "counter"]
+    if counters:
+        name, path = plan.path("counters")
+        render.bars_figure(path, f"{plan.where}: counters per iteration",
+                           plan.measured, counters)
+        caption = ("Each event (and user counter) per iteration for every "
+                   "benchmark of the family; mean, bars ±1 stddev")
+        if "pmu_running_fraction" in plan.metrics and fully_counted:
+            caption += ("; counters were on the PMU for the whole batch "
+                        "(pmu_running_fraction = 1)")
+        figures.append(Figure(name, f"{plan.family}: counters per iteration",
+                              caption + "."))
+    derived = [m for m in plan.metrics if series.metric_kind(m) == "derived"]
+    if fully_counted and "pmu_running_fraction" in derived:
+        derived.remove("pmu_running_fraction")  # 1.0 everywhere: in the caption
+    if derived:
+        name, path = plan.path("derived")
+        render.bars_figure(path, f"{plan.where}: derived metrics",
+                           plan.measured, derived, derived=True)
+        figures.append(Figure(
+            name, f"{plan.family}: derived metrics",
+            "IPC, miss ratios and pmu_running_fraction (share of the batch "
+            "the counters were on the PMU; 1 = fully counted)."))
+    return figures
+
+
+def _spread(plan: _FamilyPlan) -> list[Figure]:
+    """Time and every counter whose relative spread is defined (median > 0)."""
+    if plan.reps < 2:
+        return []
+    drawn = [m for m in plan.metrics if series.metric_kind(m) == "time"]
+    skipped = []
+    for m in plan.metrics:
+        if series.metric_kind(m) != "counter":
+            continue
+        medians = [i.stats[m].median for i in plan.measured if m in i.stats]
+        (drawn if medians and min(medians) > 0 else skipped).append(m)
+    if not any(i.stats[m].values for i in plan.measured for m in drawn
+               if m in i.stats):
+        return []  # aggregates only: no repetitions to show
+    name, path = plan.path("spread")
+    render.spread_figure(path, f"{plan.where}: spread over repetitions",
+                         plan.measured, drawn)
+    caption = ("Every repetition as % deviation from its benchmark's median; "
+               "box: quartiles, dots: repetitions")
+    if skipped:
+        caption += "; left out (a zero median): " + ", ".join(skipped)
+    return [Figure(name, f"{plan.family}: spread over {plan.reps} repetitions",
+                   caption + ".")]
+
+
+def _family_section(outdir: str, names: _Names, file_slug: str,
+                    file_label: str, family: str,
+                    members: list[series.Instance],
                     context: dict[str, Any]) -> FamilySection:
     measured = [m for m in members if m.stats]
     metrics = series.ordered_metrics(measured)
-    figures: list[Figure] = []
-    reps = _repetitions(measured)
-    where = f"{family} ({file_label})"
-    constant = _constant_metrics(measured, metrics) if len(measured) > 1 else {}
-
-    axis = series.choose_x_axis(measured)
-    if axis is not None:
-        drawn = [m for m in metrics if m not in constant] or metrics[:1]
-        name = names.take(file_slug, family, "scaling")
-        render.scaling_figure(os.path.join(outdir, name), f"{where}: metrics vs {axis.name}",
-                              measured, axis, drawn, context)
-        notes = [f"Mean per iteration of each metric against {axis.name}, one line per benchmark"]
-        notes.append(f"error bars ±1 stddev over {reps} repetitions" if reps > 1
-                     else "one repetition (no error bars)")
-        if axis.is_bytes and series.cache_markers(context):
-            notes.append("dashed lines: cache sizes from the run's context")
-        if constant:
-            notes.append("constant, not drawn: " + ", ".join(
-                f"{m} = {series.format_value(v)}" for m, v in constant.items()))
-        figures.append(Figure(name, f"{family}: scaling with {axis.name}", "; ".join(notes) + "."))
-
-    counters = [m for m in metrics if series.metric_kind(m) == "counter"]
-    if counters:
-        name = names.take(file_slug, family, "counters")
-        render.bars_figure(os.path.join(outdir, name), f"{where}: counters per iteration",
-                           measured, counters)
-        figures.append(Figure(name, f"{family}: counters per iteration",
-                              "Each event (and user counter) per iteration for every "
-                              "benchmark of the family; mean, bars ±1 stddev"
-                              + ("; counters were on the PMU for the whole batch "
-                                 "(pmu_running_fraction = 1)."
-                                 if "pmu_running_fraction" in metrics
-                                 and series.fully_counted(measured) else ".")))
-    derived = [m for m in metrics if series.metric_kind(m) == "derived"]
-    if series.fully_counted(measured) and "pmu_running_fraction" in derived:
-        derived.remove("pmu_running_fraction")  # 1.0 everywhere: said in the caption
-    if derived:
-        name = names.take(file_slug, family, "derived")
-        render.bars_figure(os.path.join(outdir, name), f"{where}: derived metrics",
-                           measured, derived, derived=True)
-        figures.append(Figure(name, f"{family}: derived metrics",
-                              "IPC, miss ratios and pmu_running_fraction (share of the "
-                              "batch the counters were on the PMU; 1 = fully counted)."))
-
-    if reps > 1:
-        spread = [m for m in metrics if series.metric_kind(m) == "time"]
-        skipped = []
-        for m in counters:
-            medians = [i.stats[m].median for i in measured if m in i.stats]
-            (spread if medians and min(medians) > 0 else skipped).append(m)
-        if any(i.stats[m].values for i in measured for m in spread if m in i.stats):
-            name = names.take(file_slug, family, "spread")
-            render.spread_figure(os.path.join(outdir, name),
-                                 f"{where}: spread over repetitions", measured, spread)
-            caption = ("Every repetition as % deviation from its benchmark's median; "
-                       "box: quartiles, dots: repetitions")
-            if skipped:
-                caption += "; left out (a zero median): " + ", ".join(skipped)
-            figures.append(Figure(name, f"{family}: spread over {reps} repetitions",
-                                  caption + "."))
+    plan = _FamilyPlan(outdir, names, file_slug, family,
+                       f"{family} ({file_label})", measured, metrics,
+                       _repetitions(measured))
+    figures = (_scaling(plan, context) + _counters(plan) + _spread(plan)
+               if measured else [])
     return FamilySection(family, figures, value_table(members, metrics))
 
 

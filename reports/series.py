@@ -85,7 +85,9 @@ def ordered_metrics(instances: list[Instance]) -> list[str]:
     for inst in instances:
         for name in inst.stats:
             seen.setdefault(name, None)
-    return sorted(seen, key=lambda m: _KIND_ORDER[metric_kind(m)])
+    # pmu_running_fraction is bookkeeping: after the metrics it qualifies.
+    return sorted(seen, key=lambda m: (_KIND_ORDER[metric_kind(m)],
+                                       m == "pmu_running_fraction"))
 
 
 def metric_unit(metric: str) -> str:

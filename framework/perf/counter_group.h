@@ -80,7 +80,9 @@ class CounterGroup {
  public:
   // Opens, mmaps and enables the group. Errors carry their remedy: no
   // hardware PMU (ENOENT), permission (EACCES/EPERM: perf_event_paranoid,
-  // CAP_PERFMON), too many open files (EMFILE), more events than counters.
+  // CAP_PERFMON), too many open files (EMFILE), more events than counters
+  // (EINVAL at open, or FailedPrecondition when the pinned group is in error
+  // state right after the enable). Status codes: see perf_errors.h.
   static absl::StatusOr<CounterGroup> Open(
       const std::vector<ResolvedEvent>& events, const GroupOptions& options);
 

@@ -18,7 +18,14 @@
 //   sysfs              pmu/term=value,term,.../  and  pmu/alias/
 //                      (terms from /sys/bus/event_source/devices/PMU/format/*,
 //                       aliases from .../events/*, with .scale and .unit)
-//   modifiers          :u  :k  :uk  (suffix on any of the above)
+//   modifiers          :u  :k  :uk  (suffix on any of the above; sysfs
+//                      specs also take them right after the closing slash:
+//                      cpu/event=0xc0/u)
+//
+// sysfs terms: a value is decimal or 0x-hex; a bare term means =1 (inv);
+// config=, config1= and config2= set a whole word; an alias expands to its
+// own terms and later terms override it (cpu/mem-loads,ldlat=64/). A value
+// wider than its format field is an error, never silently truncated.
 //
 // NOTE: resolution only reads sysfs; it never calls perf_event_open. Whether
 // the machine can count the event is learned when a CounterGroup opens it.

@@ -107,6 +107,7 @@ inline std::optional<MmapReading> ReadMmapPage(
     ReadBarrier();
     // An odd lock means an update is in progress (the writer increments it
     // before and after): wait instead of reading a half-written page.
+    if (seq & 1) continue;
     enabled = pc->time_enabled;
     running = pc->time_running;
     extend_time = pc->cap_user_time && enabled != running;
@@ -124,7 +125,7 @@ inline std::optional<MmapReading> ReadMmapPage(
       count += static_cast<uint64_t>(SignExtend(read_counter(index - 1), width));
     }
     ReadBarrier();
-    if (pc->lock == seq || true) break;
+    if (pc->lock == seq) break;
   }
 
   // index == 0: the event is not on a counter now; cap_user_rdpmc == 0: the

@@ -61,8 +61,9 @@ class PmuRegistry {
   std::vector<std::string> Names() const;
 
   // The core (CPU) PMU: "cpu", or "cpu_core" on a hybrid machine (the
-  // performance cores). nullptr when the machine has no hardware PMU
-  // (for example a VM without a virtual PMU).
+  // performance cores), or an arm64 core PMU ("armv8_pmuv3_0", ...).
+  // nullptr when the machine has no hardware PMU (for example a VM without a
+  // virtual PMU).
   const Pmu* CorePmu() const;
   bool HasHardwarePmu() const { return CorePmu() != nullptr; }
   bool IsHybrid() const;

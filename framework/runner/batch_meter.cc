@@ -45,9 +45,9 @@ void BatchMeter::Report(benchmark::State& gb_state) {
     gb_state.counters[metric.name] =
         benchmark::Counter(ratio, benchmark::Counter::kAvgThreads);
   }
-  gb_state.counters[kRunningFractionName] = benchmark::Counter(
-      perf::RunningFraction(time_enabled_, time_running_),
-      benchmark::Counter::kAvgThreads);
+  gb_state.counters[kRunningFractionName] =
+      benchmark::Counter(perf::RunningFraction(time_enabled_, time_running_),
+                         benchmark::Counter::kAvgThreads);
 }
 
 }  // namespace pmubench::internal

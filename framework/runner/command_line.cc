@@ -22,8 +22,9 @@ bool Contains(const std::vector<std::string>& names, absl::string_view name) {
 std::string ValidFlags(const std::vector<std::string>& allowed) {
   std::vector<std::string> dashed;
   for (const std::string& name : allowed) dashed.push_back("--" + name);
-  return absl::StrCat(absl::StrJoin(dashed, ", "),
-                      " and Google Benchmark's --benchmark_* flags (see --help)");
+  return absl::StrCat(
+      absl::StrJoin(dashed, ", "),
+      " and Google Benchmark's --benchmark_* flags (see --help)");
 }
 
 }  // namespace
@@ -38,9 +39,9 @@ absl::Status ParseOwnFlags(int argc, char** argv,
     } else if (absl::StartsWith(body, "-") && body.size() > 1) {
       body.remove_prefix(1);
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unexpected argument '", arg, "': pmubench takes only flags: ",
-          ValidFlags(allowed)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument '", arg,
+                       "': pmubench takes only flags: ", ValidFlags(allowed)));
     }
     const size_t eq = body.find('=');
     std::string name(body.substr(0, eq));
@@ -51,9 +52,9 @@ absl::Status ParseOwnFlags(int argc, char** argv,
         Contains(allowed, name) ? absl::FindCommandLineFlag(name) : nullptr;
     if (flag == nullptr && absl::StartsWith(name, "no") && !value) {
       const std::string positive = name.substr(2);
-      absl::CommandLineFlag* negated =
-          Contains(allowed, positive) ? absl::FindCommandLineFlag(positive)
-                                      : nullptr;
+      absl::CommandLineFlag* negated = Contains(allowed, positive)
+                                           ? absl::FindCommandLineFlag(positive)
+                                           : nullptr;
       if (negated != nullptr && negated->IsOfType<bool>()) {
         flag = negated;
         value = "false";
@@ -65,9 +66,9 @@ absl::Status ParseOwnFlags(int argc, char** argv,
               ? " (Google Benchmark 1.7.1 has no such flag, or it needs "
                 "--name=value)"
               : "";
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown flag '", arg, "'", hint, ": valid flags are ",
-          ValidFlags(allowed)));
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", arg, "'",
+                                                     hint, ": valid flags are ",
+                                                     ValidFlags(allowed)));
     }
     if (!value) {
       if (!flag->IsOfType<bool>()) {
@@ -123,8 +124,8 @@ std::string HelpText(std::string_view program,
   for (const std::string& name : own_flags) {
     const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
     if (flag == nullptr) continue;
-    absl::StrAppend(&text, "  --", name, " (default: \"",
-                    flag->DefaultValue(), "\")\n      ", flag->Help(), "\n");
+    absl::StrAppend(&text, "  --", name, " (default: \"", flag->DefaultValue(),
+                    "\")\n      ", flag->Help(), "\n");
   }
   absl::StrAppend(
       &text,
@@ -145,7 +146,7 @@ std::string HelpText(std::string_view program,
       "  --benchmark_context=<key>=<value>,...\n"
       "  --benchmark_time_unit={ns|us|ms|s}\n"
       "Exit status: 0 after a run (failed cases are marked in the output), "
-      "2 on bad flags or events.\n");
+      "2 on bad flags or events or when no benchmark ran.\n");
   return text;
 }
 

@@ -106,10 +106,9 @@ void PmuConsoleReporter::PrintRunData(const Run& run) {
     if (name == internal::kRunningFractionName) {
       // Shown only when multiplexed; a spread of fractions (stddev, cv) is
       // not a fraction.
-      const bool is_fraction = run.run_type == Run::RT_Iteration ||
-                               run.aggregate_name == "mean" ||
-                               run.aggregate_name == "median" ||
-                               run.aggregate_name == "min";
+      const bool is_fraction =
+          run.run_type == Run::RT_Iteration || run.aggregate_name == "mean" ||
+          run.aggregate_name == "median" || run.aggregate_name == "min";
       if (is_fraction && counter.value < 1.0) {
         out << " on-PMU=" << absl::StrFormat("%.1f%%", 100 * counter.value);
       }

@@ -95,10 +95,10 @@ absl::StatusOr<EventSet> MakeEventSet(std::string_view specs,
         "or 'none' to turn counting off"));
   }
   if (static_cast<int>(events->size()) > perf::kMaxGroupEvents) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "event list '", AsAbsl(specs), "' has ", events->size(),
-        " events; a group holds at most ", perf::kMaxGroupEvents,
-        ": drop some"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("event list '", AsAbsl(specs), "' has ", events->size(),
+                     " events; a group holds at most ", perf::kMaxGroupEvents,
+                     ": drop some"));
   }
   EventSet set;
   set.events = *std::move(events);

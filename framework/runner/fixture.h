@@ -4,7 +4,9 @@
 //
 //   class Table : public pmubench::Fixture {
 //    public:
-//     void SetUp(pmubench::State& state) override { map_ = Fill(state.range(0)); }
+//     void SetUp(pmubench::State& state) override {
+//       map_ = Fill(state.range(0));
+//     }
 //     void TearDown(pmubench::State&) override { map_.clear(); }
 //    protected:
 //     absl::flat_hash_map<int, int> map_;

@@ -4,8 +4,8 @@
 //
 // Exit status: 0 after a run (a case that failed is marked failed in the
 // console and JSON), 2 on bad input: an unknown flag, an event that is
-// unknown, malformed, missing on this machine or not permitted, or an output
-// file that cannot be created.
+// unknown, malformed, missing on this machine or not permitted, an output
+// file that cannot be created, or a --benchmark_filter that runs nothing.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -63,13 +63,13 @@ benchmark::ConsoleReporter::OutputOptions ConsoleOptions(int argc,
   const std::string color =
       pmubench::PeekFlag(argc, argv, "benchmark_color").value_or("auto");
   const char* term = std::getenv("TERM");
-  const bool use_color =
-      color == "auto" ? (::isatty(STDOUT_FILENO) && term != nullptr &&
-                         std::string_view(term) != "dumb")
-                      : IsTruthy(color);
-  const bool tabular = IsTruthy(
-      pmubench::PeekFlag(argc, argv, "benchmark_counters_tabular")
-          .value_or("false"));
+  const bool use_color = color == "auto"
+                             ? (::isatty(STDOUT_FILENO) && term != nullptr &&
+                                std::string_view(term) != "dumb")
+                             : IsTruthy(color);
+  const bool tabular =
+      IsTruthy(pmubench::PeekFlag(argc, argv, "benchmark_counters_tabular")
+                   .value_or("false"));
   int options = benchmark::ConsoleReporter::OO_None;
   if (use_color) options |= benchmark::ConsoleReporter::OO_Color;
   if (tabular) options |= benchmark::ConsoleReporter::OO_Tabular;
@@ -132,8 +132,17 @@ int main(int argc, char** argv) {
     display = std::make_unique<pmubench::PmuConsoleReporter>(console_options,
                                                              *session);
   }
-  benchmark::RunSpecifiedBenchmarks(display.get());
+  const size_t ran = benchmark::RunSpecifiedBenchmarks(display.get());
   benchmark::Shutdown();
+  if (ran == 0) {
+    // Google Benchmark has said why (no match, or a bad --benchmark_filter);
+    // an empty --benchmark_out file would not be a run.
+    return BadInput(program, output_file.active()
+                                 ? "no benchmark ran; --benchmark_out=" +
+                                       output_file.final_path() +
+                                       " was not written"
+                                 : std::string("no benchmark ran"));
+  }
   if (absl::Status s = output_file.Commit(); !s.ok()) {
     std::cerr << program << ": error: " << s.message() << "\n";
     return 1;

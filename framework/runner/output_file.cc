@@ -28,14 +28,14 @@ absl::Status OutputFileGuard::Redirect(int argc, char** argv) {
   const std::string path = argv[index] + std::strlen(kOutFlag);
   if (path.empty()) return absl::OkStatus();
   const std::string temp = absl::StrCat(path, ".tmp.", ::getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                        0644);
+  const int fd =
+      ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int error = errno;
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--benchmark_out=", path, ": cannot create '", temp,
-        "' beside it: ", std::strerror(error),
-        ". Check that the directory exists and is writable"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--benchmark_out=", path, ": cannot create '", temp,
+                     "' beside it: ", std::strerror(error),
+                     ". Check that the directory exists and is writable"));
   }
   ::close(fd);
   final_path_ = path;
@@ -49,9 +49,9 @@ absl::Status OutputFileGuard::Commit() {
   if (!active() || committed_) return absl::OkStatus();
   if (::rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
     const int error = errno;
-    return absl::InternalError(absl::StrCat("--benchmark_out=", final_path_,
-                                            ": rename from '", temp_path_,
-                                            "' failed: ", std::strerror(error)));
+    return absl::InternalError(
+        absl::StrCat("--benchmark_out=", final_path_, ": rename from '",
+                     temp_path_, "' failed: ", std::strerror(error)));
   }
   committed_ = true;
   return absl::OkStatus();

@@ -28,9 +28,11 @@ std::vector<Case*> RegisteredCases() {
 }
 
 benchmark::internal::Benchmark* RegisterCase(const char* name, CaseBody body,
-                                             const char* counters) {
+                                             const char* counters,
+                                             const char* file) {
   auto owned = std::make_unique<Case>();
   owned->name = name;
+  owned->file = file == nullptr ? "" : file;
   owned->body = std::move(body);
   owned->requested_counters = counters == nullptr ? "" : counters;
   const Case* pmu_case = owned.get();
@@ -43,8 +45,7 @@ benchmark::internal::Benchmark* RegisterCase(const char* name, CaseBody body,
 
 void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
   if (absl::Status prepared = EnsurePrepared(); !prepared.ok()) {
-    const std::string message =
-        "pmubench: " + std::string(prepared.message());
+    const std::string message = "pmubench: " + std::string(prepared.message());
     gb_state.SkipWithError(message.c_str());
     return;
   }
@@ -52,10 +53,9 @@ void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
   if (pmu_case.events != nullptr) {
     absl::StatusOr<ThreadGroup*> found = ThreadGroupFor(*pmu_case.events);
     if (!found.ok()) {
-      const std::string message =
-          "pmubench: cannot open counters on thread " +
-          std::to_string(gb_state.thread_index()) + ": " +
-          std::string(found.status().message());
+      const std::string message = "pmubench: cannot open counters on thread " +
+                                  std::to_string(gb_state.thread_index()) +
+                                  ": " + std::string(found.status().message());
       gb_state.SkipWithError(message.c_str());
       return;
     }

@@ -36,6 +36,8 @@ using CaseBody = std::function<void(State&)>;
 // One registered PMU case.
 struct Case {
   std::string name;
+  // __FILE__ of the macro that registered the case.
+  std::string file;
   CaseBody body;
   // As written in PMU_BENCHMARK_WITH_COUNTERS; empty for the default set.
   std::string requested_counters;
@@ -51,9 +53,11 @@ struct Case {
 std::vector<Case*> RegisteredCases();
 
 // Registers `body` under `name`. `counters` is a comma-separated event list,
-// or "" for the default set.
+// or "" for the default set; `file` is the registering source file
+// (__FILE__).
 benchmark::internal::Benchmark* RegisterCase(const char* name, CaseBody body,
-                                             const char* counters);
+                                             const char* counters,
+                                             const char* file);
 
 // Runs one batch of `pmu_case` on the calling thread (the function Google
 // Benchmark calls).
@@ -64,12 +68,14 @@ class CaseRunner {
 
 template <class FixtureCase>
 benchmark::internal::Benchmark* RegisterFixture(const char* name,
-                                                const char* counters) {
+                                                const char* counters,
+                                                const char* file) {
   // One fixture object per registration, shared by the case's threads, as
   // Google Benchmark does for BENCHMARK_F.
   auto fixture = std::make_shared<FixtureCase>();
   return RegisterCase(
-      name, [fixture](State& state) { fixture->Run(state); }, counters);
+      name, [fixture](State& state) { fixture->Run(state); }, counters,
+      file);
 }
 
 }  // namespace internal
@@ -79,15 +85,15 @@ benchmark::internal::Benchmark* RegisterFixture(const char* name,
 #define PMUBENCH_PRIVATE_CONCAT(a, b) PMUBENCH_PRIVATE_CONCAT2(a, b)
 #define PMUBENCH_PRIVATE_NAME() \
   PMUBENCH_PRIVATE_CONCAT(pmubench_registered_case_, __COUNTER__)
-#define PMUBENCH_PRIVATE_DECLARE()                       \
+#define PMUBENCH_PRIVATE_DECLARE()                          \
   [[maybe_unused]] static ::benchmark::internal::Benchmark* \
-      PMUBENCH_PRIVATE_NAME()
+  PMUBENCH_PRIVATE_NAME()
 
 // PMU_BENCHMARK(BM_X): BM_X is `void BM_X(pmubench::State&)`; counts the
 // default set (or --counters).
-#define PMU_BENCHMARK(fn)         \
-  PMUBENCH_PRIVATE_DECLARE() =    \
-      ::pmubench::internal::RegisterCase(#fn, fn, "")
+#define PMU_BENCHMARK(fn)  \
+  PMUBENCH_PRIVATE_DECLARE() = \
+      ::pmubench::internal::RegisterCase(#fn, fn, "", __FILE__)
 
 // PMU_BENCHMARK_WITH_COUNTERS(BM_X, "L1-dcache-loads,L1-dcache-load-misses"):
 // the case's own events ("none": this case counts nothing); --counters
@@ -96,17 +102,17 @@ benchmark::internal::Benchmark* RegisterFixture(const char* name,
 // machine has none.
 #define PMU_BENCHMARK_WITH_COUNTERS(fn, counters) \
   PMUBENCH_PRIVATE_DECLARE() =                    \
-      ::pmubench::internal::RegisterCase(#fn, fn, counters)
+      ::pmubench::internal::RegisterCase(#fn, fn, counters, __FILE__)
 
 // PMU_BENCHMARK_CAPTURE(BM_X, label, args...): BM_X(state, args...) under
 // the name "BM_X/label", like BENCHMARK_CAPTURE.
-#define PMU_BENCHMARK_CAPTURE(fn, label, ...)                          \
-  PMUBENCH_PRIVATE_DECLARE() = ::pmubench::internal::RegisterCase(     \
-      #fn "/" #label,                                                  \
-      [](::pmubench::State& pmubench_state) {                          \
-        fn(pmubench_state, __VA_ARGS__);                               \
-      },                                                               \
-      "")
+#define PMU_BENCHMARK_CAPTURE(fn, label, ...)                      \
+  PMUBENCH_PRIVATE_DECLARE() = ::pmubench::internal::RegisterCase( \
+      #fn "/" #label,                                              \
+      [](::pmubench::State& pmubench_state) {                      \
+        fn(pmubench_state, __VA_ARGS__);                           \
+      },                                                           \
+      "", __FILE__)
 
 // Fixture forms (the class derives from pmubench::Fixture, fixture.h). The
 // body that follows the macro sees `pmubench::State& state`:
@@ -115,25 +121,25 @@ benchmark::internal::Benchmark* RegisterFixture(const char* name,
 //   PMU_BENCHMARK_REGISTER_F(Table, Insert)->Arg(8);
 #define PMUBENCH_PRIVATE_FIXTURE_CLASS(Base, Method) \
   Base##_##Method##_PmuBenchmark
-#define PMUBENCH_PRIVATE_DECLARE_F(Base, Method)                        \
-  class PMUBENCH_PRIVATE_FIXTURE_CLASS(Base, Method) : public Base {    \
-   protected:                                                           \
-    void BenchmarkCase(::pmubench::State& state) override;             \
+#define PMUBENCH_PRIVATE_DECLARE_F(Base, Method)                     \
+  class PMUBENCH_PRIVATE_FIXTURE_CLASS(Base, Method) : public Base { \
+   protected:                                                        \
+    void BenchmarkCase(::pmubench::State& state) override;           \
   };
-#define PMU_BENCHMARK_DEFINE_F(Base, Method)  \
-  PMUBENCH_PRIVATE_DECLARE_F(Base, Method)    \
-  void PMUBENCH_PRIVATE_FIXTURE_CLASS(Base, Method)::BenchmarkCase( \
-      ::pmubench::State& state)
-#define PMU_BENCHMARK_REGISTER_F_WITH_COUNTERS(Base, Method, counters) \
-  PMUBENCH_PRIVATE_DECLARE() = ::pmubench::internal::RegisterFixture<  \
-      PMUBENCH_PRIVATE_FIXTURE_CLASS(Base, Method)>(#Base "/" #Method, \
-                                                    counters)
+#define PMU_BENCHMARK_DEFINE_F(Base, Method) \
+  PMUBENCH_PRIVATE_DECLARE_F(Base, Method)   \
+  void PMUBENCH_PRIVATE_FIXTURE_CLASS(       \
+      Base, Method)::BenchmarkCase(::pmubench::State& state)
+#define PMU_BENCHMARK_REGISTER_F_WITH_COUNTERS(Base, Method, counters)      \
+  PMUBENCH_PRIVATE_DECLARE() =                                              \
+      ::pmubench::internal::RegisterFixture<PMUBENCH_PRIVATE_FIXTURE_CLASS( \
+          Base, Method)>(#Base "/" #Method, counters, __FILE__)
 #define PMU_BENCHMARK_REGISTER_F(Base, Method) \
   PMU_BENCHMARK_REGISTER_F_WITH_COUNTERS(Base, Method, "")
-#define PMU_BENCHMARK_F(Base, Method)               \
-  PMUBENCH_PRIVATE_DECLARE_F(Base, Method)          \
-  PMU_BENCHMARK_REGISTER_F(Base, Method);           \
-  void PMUBENCH_PRIVATE_FIXTURE_CLASS(Base, Method)::BenchmarkCase( \
-      ::pmubench::State& state)
+#define PMU_BENCHMARK_F(Base, Method)      \
+  PMUBENCH_PRIVATE_DECLARE_F(Base, Method) \
+  PMU_BENCHMARK_REGISTER_F(Base, Method);  \
+  void PMUBENCH_PRIVATE_FIXTURE_CLASS(     \
+      Base, Method)::BenchmarkCase(::pmubench::State& state)
 
 #endif  // PMUBENCH_FRAMEWORK_RUNNER_REGISTRATION_H_

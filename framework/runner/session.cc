@@ -95,6 +95,24 @@ std::string FormatOverhead(const std::vector<const EventSet*>& sets,
   return parts.empty() ? "none" : absl::StrJoin(parts, "; ");
 }
 
+// "family=file;..." for pmubench_case_files: a case's family is its name up
+// to the first '/' (Google Benchmark's run names start with the registered
+// name, so "BM_X/label" of PMU_BENCHMARK_CAPTURE is family BM_X and fixture
+// "Base/Method" is family Base), its file the basename of __FILE__ without
+// extension. A family registered from two files keeps the first.
+std::string FormatCaseFiles(const std::vector<Case*>& cases) {
+  std::vector<std::string> parts;
+  std::set<std::string> seen;
+  for (const Case* c : cases) {
+    const std::string family = c->name.substr(0, c->name.find('/'));
+    if (!seen.insert(family).second) continue;
+    std::string file = c->file.substr(c->file.find_last_of('/') + 1);
+    file = file.substr(0, file.find('.'));
+    parts.push_back(absl::StrCat(family, "=", file));
+  }
+  return parts.empty() ? "none" : absl::StrJoin(parts, ";");
+}
+
 absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
                                           const RunOptions& options) {
   absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
@@ -128,11 +146,12 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
     if (!set.ok()) return set.status();
     if (const perf::ResolvedEvent* e = FirstNeedingHardware(**set);
         e != nullptr && !has_hardware) {
-      return absl::NotFoundError(absl::StrCat(
-          description, ": '", e->spec, "' needs a hardware PMU, but ",
-          NoPmuReason(*pmus), ". Count software events instead (e.g. --counters=",
-          internal::kSoftwareDefaultEvents,
-          " or msr/tsc/), or run on a machine with a PMU"));
+      return absl::NotFoundError(
+          absl::StrCat(description, ": '", e->spec,
+                       "' needs a hardware PMU, but ", NoPmuReason(*pmus),
+                       ". Count software events instead (e.g. --counters=",
+                       internal::kSoftwareDefaultEvents,
+                       " or msr/tsc/), or run on a machine with a PMU"));
     }
     for (size_t i = 0; i < cases.size(); ++i) decided[i] = *set;
   } else {
@@ -174,12 +193,13 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
     if (!has_hardware && (default_used || !fallen.empty())) {
       std::string replaced;
       if (default_used) {
-        replaced = absl::StrCat("the default ",
-                                internal::kHardwareDefaultEvents);
+        replaced =
+            absl::StrCat("the default ", internal::kHardwareDefaultEvents);
       }
       if (!fallen.empty()) {
         std::vector<std::string> named(
-            fallen.begin(), fallen.begin() + std::min<size_t>(3, fallen.size()));
+            fallen.begin(),
+            fallen.begin() + std::min<size_t>(3, fallen.size()));
         absl::StrAppend(&replaced, replaced.empty() ? "" : " and ",
                         "the hardware events of ", fallen.size(),
                         fallen.size() == 1 ? " case (" : " cases (",
@@ -233,7 +253,8 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
     for (const perf::ResolvedEvent& e : set->events) add_name(e.spec);
     for (const internal::DerivedMetric& d : set->derived) add_name(d.name);
   }
-  if (!used.empty()) info.counter_names.push_back(internal::kRunningFractionName);
+  if (!used.empty())
+    info.counter_names.push_back(internal::kRunningFractionName);
   info.read_methods = methods.empty() ? "none" : absl::StrJoin(methods, "+");
   std::vector<std::string> pmu_names = pmus->Names();
   info.context = {
@@ -245,6 +266,7 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
       {"pmubench_exclude_kernel",
        group_options.exclude_kernel ? "true" : "false"},
       {"pmubench_read_overhead", FormatOverhead(used, groups)},
+      {"pmubench_case_files", FormatCaseFiles(cases)},
   };
   if (!notice.empty()) info.context.emplace_back("pmubench_notice", notice);
   session.prepared.store(true, std::memory_order_release);

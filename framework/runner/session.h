@@ -44,8 +44,9 @@ struct SessionInfo {
   std::string notice;
   // pmubench_* keys for the JSON context (benchmark::AddCustomContext), in
   // a fixed order: pmubench_version, pmubench_pmus, pmubench_events,
-  // pmubench_pinned, pmubench_exclude_kernel, pmubench_read_overhead and,
-  // when falling back, pmubench_notice.
+  // pmubench_pinned, pmubench_exclude_kernel, pmubench_read_overhead,
+  // pmubench_case_files (family=file;... per registered PMU case, see
+  // session.cc) and, when falling back, pmubench_notice.
   std::vector<std::pair<std::string, std::string>> context;
   // Distinct event lists in use ("task-clock,page-faults,..."), for the
   // console header; empty when counting is off.

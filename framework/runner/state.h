@@ -45,9 +45,9 @@ class State {
   State(const State&) = delete;
   State& operator=(const State&) = delete;
 
-  // Range-for loop: `for (auto _ : state) { ... }`. begin() starts the batch
-  // (timer, then start snapshot); the loop's end takes the stop snapshot and
-  // stops the timer.
+  // Range-for loop: `for (auto _ : state) { ... }`. end() (called once,
+  // before the first iteration) starts the batch: timer, then start
+  // snapshot; the loop's exit takes the stop snapshot and stops the timer.
   BENCHMARK_ALWAYS_INLINE StateIterator begin();
   BENCHMARK_ALWAYS_INLINE StateIterator end();
 
@@ -118,7 +118,7 @@ struct State::StateIterator {
 
   BENCHMARK_ALWAYS_INLINE StateIterator() : cached_(0), parent_(nullptr) {}
   BENCHMARK_ALWAYS_INLINE explicit StateIterator(State* state)
-      : cached_(state->StartBatch() ? state->max_iterations : 0),
+      : cached_(state->error_occurred() ? 0 : state->max_iterations),
         parent_(state) {}
 
   BENCHMARK_ALWAYS_INLINE Value operator*() const { return Value(); }
@@ -142,7 +142,12 @@ struct State::StateIterator {
 inline BENCHMARK_ALWAYS_INLINE State::StateIterator State::begin() {
   return StateIterator(this);
 }
+// The range-for loop calls begin() and then end() before the first
+// iteration; end() starts the batch, as benchmark::State::end() does. The
+// same shape as Google Benchmark's loop lets the compiler lay the countdown
+// out the same way.
 inline BENCHMARK_ALWAYS_INLINE State::StateIterator State::end() {
+  StartBatch();
   return StateIterator();
 }
 

@@ -58,8 +58,8 @@ absl::StatusOr<ThreadGroup*> ThreadGroupFor(const EventSet& set) {
   absl::StatusOr<perf::CounterGroup> group =
       perf::CounterGroup::Open(set.events, set.options);
   if (!group.ok()) return group.status();
-  auto opened = std::make_unique<ThreadGroup>(
-      ThreadGroup{&set, std::move(*group), {}});
+  auto opened =
+      std::make_unique<ThreadGroup>(ThreadGroup{&set, std::move(*group), {}});
   absl::StatusOr<std::array<double, perf::kMaxGroupEvents>> overhead =
       CalibrateOverhead(opened->group, kCalibrationRounds);
   if (!overhead.ok()) {

@@ -267,3 +267,18 @@ def test_failure_while_rendering_keeps_the_earlier_report(tmp_path, monkeypatch)
     assert sorted(os.listdir(out)) == before
     assert sorted(os.listdir(tmp_path)) == ["report"]
     assert os.path.exists(os.path.join(out, outdir_mod.MARKER))
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "two-renames"])
+def test_publish_replaces_whole_directory(tmp_path, monkeypatch, exchange):
+    out = tmp_path / "report"
+    out.mkdir()
+    write(out / outdir_mod.MARKER, "")
+    write(out / "stale.png", "old")
+    staging = outdir_mod.stage(str(out))
+    write(os.path.join(staging, "new.png"), "new")
+    if not exchange:
+        monkeypatch.setattr(outdir_mod, "_exchange", lambda a, b: False)
+    outdir_mod.publish(staging, str(out))
+    assert sorted(os.listdir(out)) == sorted([outdir_mod.MARKER, "new.png"])
+    assert os.listdir(tmp_path) == ["report"]

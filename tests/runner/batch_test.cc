@@ -1,12 +1,15 @@
 // End-to-end tests of PMU_BENCHMARK cases run in-process through Google
 // Benchmark with real software events: the counts must be exact where the
 // work is known (writing one byte to a fresh page is one page fault).
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 #include "framework/perf/pmu.h"
 #include "framework/pmubench.h"
 #include "framework/runner/event_set.h"
@@ -20,10 +23,10 @@
 namespace pmubench {
 namespace {
 
+using ::pmubench::testing::BenchRun;
 using ::pmubench::testing::CounterOf;
 using ::pmubench::testing::FindRun;
 using ::pmubench::testing::FreshPages;
-using ::pmubench::testing::BenchRun;
 using ::pmubench::testing::RunMatching;
 using ::testing::HasSubstr;
 
@@ -85,6 +88,20 @@ void BM_FailsInLoop(State& state) {
   }
 }
 PMU_BENCHMARK(BM_FailsInLoop)->Iterations(10);
+
+// Errors before the loop: the loop must run zero times, nothing counted.
+void BM_FailsBeforeLoop(State& state) {
+  state.SkipWithError("setup failed");
+  FreshPages pages(8);
+  for (auto _ : state) pages.TouchNext(1);
+  if (pages.touched() != 0) std::abort();
+}
+PMU_BENCHMARK(BM_FailsBeforeLoop)->Iterations(10);
+
+void BM_ReturnsAfterSetupError(State& state) {
+  state.SkipWithError("setup failed, returned early");
+}
+PMU_BENCHMARK(BM_ReturnsAfterSetupError)->Iterations(10);
 
 void BM_OwnEvents(State& state) {
   FreshPages pages(PagesFor(state, 2));
@@ -247,6 +264,16 @@ TEST_F(BatchTest, SkipWithErrorFailsThatCaseOnly) {
   EXPECT_EQ(CounterOf(*good, "page-faults"), 1.0);
 }
 
+TEST_F(BatchTest, ErrorsBeforeTheLoopFailTheCase) {
+  const std::vector<BenchRun> runs =
+      RunMatching("^(BM_FailsBeforeLoop|BM_ReturnsAfterSetupError)");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const BenchRun& run : runs) {
+    EXPECT_TRUE(run.error_occurred) << run.benchmark_name();
+    EXPECT_EQ(run.counters.count("page-faults"), 0u);
+  }
+}
+
 TEST_F(BatchTest, CaptureFormPassesArguments) {
   const std::vector<BenchRun> runs = RunMatching("^BM_Captured/seven");
   ASSERT_EQ(runs.size(), 1u);
@@ -277,8 +304,7 @@ TEST_F(BatchTest, OverheadIsSubtractedButNeverBelowZero) {
   absl::StatusOr<internal::EventSet> set =
       internal::MakeEventSet(kSoftware, *pmus, {});
   ASSERT_TRUE(set.ok()) << set.status();
-  absl::StatusOr<internal::ThreadGroup*> group =
-      internal::ThreadGroupFor(*set);
+  absl::StatusOr<internal::ThreadGroup*> group = internal::ThreadGroupFor(*set);
   ASSERT_TRUE(group.ok()) << group.status();
   EXPECT_GT((*group)->overhead[0], 0.0) << "task-clock of two read(2) calls";
   EXPECT_EQ((*group)->overhead[1], 0.0) << "no page faults in a snapshot";
@@ -330,10 +356,11 @@ TEST(SessionTest, ContextHoldsTheDesignKeys) {
   const SessionInfo info = PrepareOrDie({.counters = kSoftware});
   std::vector<std::string> keys;
   for (const auto& [key, value] : info.context) keys.push_back(key);
-  EXPECT_THAT(keys, ::testing::ElementsAre(
-                        "pmubench_version", "pmubench_pmus", "pmubench_events",
-                        "pmubench_pinned", "pmubench_exclude_kernel",
-                        "pmubench_read_overhead"));
+  EXPECT_THAT(keys, ::testing::ElementsAre("pmubench_version", "pmubench_pmus",
+                                           "pmubench_events", "pmubench_pinned",
+                                           "pmubench_exclude_kernel",
+                                           "pmubench_read_overhead",
+                                           "pmubench_case_files"));
   for (const auto& [key, value] : info.context) {
     if (key == "pmubench_events") {
       EXPECT_THAT(value, HasSubstr("page-faults (pmu=software type=1 "
@@ -345,13 +372,27 @@ TEST(SessionTest, ContextHoldsTheDesignKeys) {
     if (key == "pmubench_pmus") {
       EXPECT_THAT(value, HasSubstr("software"));
     }
+    if (key == "pmubench_case_files") {
+      // family=file per PMU case: a capture's family is the function, a
+      // fixture's the base class; each family once.
+      const std::vector<std::string> pairs = absl::StrSplit(value, ';');
+      EXPECT_THAT(pairs, ::testing::IsSupersetOf(
+                             {"BM_TouchPages=batch_test",
+                              "BM_Captured=batch_test",
+                              "PagesFixture=batch_test",
+                              "SetUpFaultsFixture=batch_test"}));
+      EXPECT_EQ(std::count(pairs.begin(), pairs.end(),
+                           "BM_TouchPages=batch_test"),
+                1);
+      EXPECT_THAT(value, ::testing::Not(HasSubstr("/")));
+    }
     // The JSON reporter does not escape context values.
     EXPECT_EQ(value.find('"'), std::string::npos) << key;
   }
-  EXPECT_THAT(info.counter_names,
-              ::testing::ElementsAre("task-clock", "page-faults",
-                                     "context-switches",
-                                     internal::kRunningFractionName));
+  EXPECT_THAT(
+      info.counter_names,
+      ::testing::ElementsAre("task-clock", "page-faults", "context-switches",
+                             internal::kRunningFractionName));
 }
 
 TEST(SessionTest, BadSpecsAreErrorsNamingTheSpec) {
@@ -379,7 +420,8 @@ TEST(SessionTest, DefaultFallsBackToSoftwareEventsWithoutHardwarePmu) {
     has_notice_key = has_notice_key || key == "pmubench_notice";
   }
   EXPECT_TRUE(has_notice_key);
-  std::vector<BenchRun> runs = RunMatching("^(BM_TouchPages/8/|BM_HardwareOwn)");
+  std::vector<BenchRun> runs =
+      RunMatching("^(BM_TouchPages/8/|BM_HardwareOwn)");
   ASSERT_EQ(runs.size(), 2u);
   for (const BenchRun& run : runs) {
     EXPECT_FALSE(run.error_occurred) << run.error_message;
@@ -406,7 +448,8 @@ TEST(SessionTest, DefaultIsHardwareSetWithPmu) {
   }
   const SessionInfo info = PrepareOrDie({});
   EXPECT_TRUE(info.notice.empty()) << info.notice;
-  const std::vector<BenchRun> runs = RunMatching("^(BM_TouchPages/8/|BM_HardwareOwn)");
+  const std::vector<BenchRun> runs =
+      RunMatching("^(BM_TouchPages/8/|BM_HardwareOwn)");
   ASSERT_EQ(runs.size(), 2u);
   const BenchRun* touch = FindRun(runs, "BM_TouchPages/8/iterations:50");
   const BenchRun* own = FindRun(runs, "BM_HardwareOwn/iterations:1000");

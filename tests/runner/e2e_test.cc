@@ -75,11 +75,11 @@ class E2eTest : public ::testing::Test {
 
   // Runs the cases binary with `args` (shell words).
   Result RunCases(const std::string& args) {
-    const std::string out = dir_ + "/../" + "pmubench_e2e_stdout_" +
-                            std::to_string(getpid());
+    const std::string out =
+        dir_ + "/../" + "pmubench_e2e_stdout_" + std::to_string(getpid());
     const std::string err = out + ".err";
-    const std::string command = "'" + CasesBinary() + "' " + args + " >'" +
-                                out + "' 2>'" + err + "'";
+    const std::string command =
+        "'" + CasesBinary() + "' " + args + " >'" + out + "' 2>'" + err + "'";
     const int status = std::system(command.c_str());
     Result result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -144,21 +144,31 @@ TEST_F(E2eTest, JsonHoldsCountersContextAndFailedCase) {
   EXPECT_THAT(failed_block,
               HasSubstr("\"error_message\": \"deliberate failure\""));
 
-  for (const char* key :
-       {"\"pmubench_version\": \"", "\"pmubench_pmus\": \"",
-        "\"pmubench_events\": \"task-clock (pmu=software",
-        "\"pmubench_pinned\": \"true\"",
-        "\"pmubench_exclude_kernel\": \"true\"",
-        "\"pmubench_read_overhead\": \"task-clock="}) {
+  for (const char* key : {"\"pmubench_version\": \"", "\"pmubench_pmus\": \"",
+                          "\"pmubench_events\": \"task-clock (pmu=software",
+                          "\"pmubench_pinned\": \"true\"",
+                          "\"pmubench_exclude_kernel\": \"true\"",
+                          "\"pmubench_read_overhead\": \"task-clock="}) {
     EXPECT_THAT(json, HasSubstr(key));
   }
   EXPECT_THAT(json, Not(HasSubstr("pmubench_notice")));
+  // Every PMU case's family mapped to its source file; plain BENCHMARK
+  // cases are not PMU cases.
+  const size_t files = json.find("\"pmubench_case_files\": \"");
+  ASSERT_NE(files, std::string::npos);
+  const std::string case_files =
+      json.substr(files, json.find('\n', files) - files);
+  EXPECT_THAT(case_files, HasSubstr("BM_TouchPages=e2e_cases;"));
+  EXPECT_THAT(case_files, HasSubstr("BM_OwnEvents=e2e_cases;"));
+  EXPECT_THAT(case_files, Not(HasSubstr("BM_Plain")));
 }
 
 TEST_F(E2eTest, BadSpecExitsTwoBeforeAnyBenchmarkRuns) {
   const std::string json_path = dir_ + "/run.json";
-  const Result r = RunCases("--counters=task-clock,no-such-event "
-                            "--benchmark_out=" + json_path);
+  const Result r = RunCases(
+      "--counters=task-clock,no-such-event "
+      "--benchmark_out=" +
+      json_path);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("no-such-event"));
   EXPECT_THAT(r.err, HasSubstr("error:"));
@@ -211,8 +221,9 @@ TEST_F(E2eTest, DefaultIsHardwareSetWithPmu) {
 }
 
 TEST_F(E2eTest, CountersNoneReportsTimeOnly) {
-  const Result r = RunCases("--counters=none --benchmark_format=json "
-                            "--benchmark_filter=BM_TouchPages");
+  const Result r = RunCases(
+      "--counters=none --benchmark_format=json "
+      "--benchmark_filter=BM_TouchPages");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"real_time\""));
   EXPECT_THAT(r.out, Not(HasSubstr("\"page-faults\"")));
@@ -240,12 +251,22 @@ TEST_F(E2eTest, UnwritableOutputExitsTwo) {
   EXPECT_THAT(r.out, Not(HasSubstr("BM_TouchPages")));
 }
 
+TEST_F(E2eTest, NoMatchingBenchmarkWritesNothingAndExitsTwo) {
+  const std::string json_path = dir_ + "/run.json";
+  const Result r =
+      RunCases("--benchmark_filter=NoSuchCase --benchmark_out=" + json_path +
+               " --benchmark_out_format=json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("run.json was not written"));
+  EXPECT_THAT(ListDir(dir_), ::testing::IsEmpty());
+}
+
 TEST_F(E2eTest, HelpListsOurFlagsAndGoogleBenchmarks) {
   const Result r = RunCases("--help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* flag : {"--counters", "--pmubench_no_rdpmc",
-                           "--pmubench_list_events", "--benchmark_filter",
-                           "--benchmark_out"}) {
+  for (const char* flag :
+       {"--counters", "--pmubench_no_rdpmc", "--pmubench_list_events",
+        "--benchmark_filter", "--benchmark_out"}) {
     EXPECT_THAT(r.out, HasSubstr(flag));
   }
 }
@@ -259,10 +280,12 @@ TEST_F(E2eTest, ListEventsPrintsKnownNames) {
 
 TEST_F(E2eTest, ConsoleExplainsTheDebugLibraryWarning) {
   const std::string json_path = dir_ + "/run.json";
-  const Result r = RunCases("--benchmark_filter=BM_Plain --benchmark_out=" +
-                            json_path + " --benchmark_out_format=json");
+  const Result r =
+      RunCases("--benchmark_filter=BM_Plain --benchmark_out=" + json_path +
+               " --benchmark_out_format=json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.err, Not(HasSubstr("***WARNING*** Library was built as DEBUG")));
+  EXPECT_THAT(r.err,
+              Not(HasSubstr("***WARNING*** Library was built as DEBUG")));
   if (ReadFile(json_path).find("\"library_build_type\": \"debug\"") !=
       std::string::npos) {
     EXPECT_THAT(r.err, HasSubstr("built as DEBUG"));

@@ -17,8 +17,8 @@ class FreshPages {
   explicit FreshPages(size_t pages)
       : page_size_(static_cast<size_t>(::sysconf(_SC_PAGESIZE))),
         pages_(pages) {
-    void* p = ::mmap(nullptr, (pages_ + 1) * page_size_,
-                     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* p = ::mmap(nullptr, (pages_ + 1) * page_size_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) std::abort();
     // A transparent huge page would serve 512 pages with one fault.
     ::madvise(p, (pages_ + 1) * page_size_, MADV_NOHUGEPAGE);

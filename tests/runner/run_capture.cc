@@ -25,7 +25,8 @@ std::vector<BenchRun> RunMatching(const std::string& filter_regex) {
   return reporter.TakeRuns();
 }
 
-const BenchRun* FindRun(const std::vector<BenchRun>& runs, const std::string& name) {
+const BenchRun* FindRun(const std::vector<BenchRun>& runs,
+                        const std::string& name) {
   for (const BenchRun& run : runs) {
     if (run.benchmark_name() == name) return &run;
   }

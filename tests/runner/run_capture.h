@@ -17,7 +17,8 @@ using BenchRun = benchmark::BenchmarkReporter::Run;
 std::vector<BenchRun> RunMatching(const std::string& filter_regex);
 
 // The run named `name` (Run::benchmark_name()), or nullptr.
-const BenchRun* FindRun(const std::vector<BenchRun>& runs, const std::string& name);
+const BenchRun* FindRun(const std::vector<BenchRun>& runs,
+                        const std::string& name);
 
 // counters[name] of `run`, or NaN when absent.
 double CounterOf(const BenchRun& run, const std::string& name);
