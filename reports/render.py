@@ -25,6 +25,7 @@ WIDTH_IN = 11.0
 DPI = 100
 _COUNTER_COLOR = "#4c72b0"
 _DERIVED_COLOR = "#8172b2"
+_MARKERS = ("o", "s", "^", "D", "v", "P")
 
 plt.rcParams.update({
     "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9,
@@ -91,13 +92,16 @@ def _draw_cache_markers(ax: Any, markers: list[tuple[float, str]],
 
 def scaling_figure(path: str, title: str, members: list[series.Instance],
                    axis: series.XAxis, metrics: list[str],
-                   context: dict[str, Any]) -> None:
+                   context: dict[str, Any], with_family: bool = False) -> None:
     """One panel per metric: mean against axis, one line per benchmark.
 
     Error bars are one standard deviation over repetitions. Dashed vertical
-    lines mark cache sizes where the axis is a size in bytes.
+    lines mark cache sizes where the axis is a size in bytes. with_family
+    (members of several families): lines are named after their family and
+    a family's lines share a marker.
     """
-    lines = series.line_groups(members, axis)
+    lines = series.line_groups(members, axis, with_family)
+    families = list(dict.fromkeys(g[0].family for g in lines.values()))
     xs_all = sorted({axis.value(i) for group in lines.values() for i in group})
     log_x = series.spans_decades(xs_all)
     markers = series.cache_markers(context) if axis.is_bytes else []
@@ -128,7 +132,9 @@ def scaling_figure(path: str, title: str, members: list[series.Instance],
             x = [p[0] for p in pts]
             y = np.array([p[1].mean for p in pts]) / scale
             err = np.array([p[1].stddev for p in pts]) / scale
-            h = ax.errorbar(x, y, yerr=err if err.any() else None, marker="o",
+            marker = (_MARKERS[families.index(group[0].family) % len(_MARKERS)]
+                      if with_family else "o")
+            h = ax.errorbar(x, y, yerr=err if err.any() else None, marker=marker,
                             markersize=3.5, linewidth=1.3, capsize=2, label=key,
                             zorder=3)
             if key not in labels:
@@ -148,17 +154,24 @@ def scaling_figure(path: str, title: str, members: list[series.Instance],
         if (ns_log if series.metric_unit(metric) == "ns per iteration"
                 else series.spans_decades(values, 20.0)):
             ax.set_yscale("log")
-            # Label 2x and 5x between powers of ten: a range of one or two
-            # decades otherwise shows a single "10^1" to read values by.
-            ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
             ax.yaxis.set_major_formatter(_COMPACT)
-            ax.yaxis.set_minor_formatter(_COMPACT)
+            if not series.spans_decades(values, 1000.0):
+                # Label 2x and 5x between powers of ten: a range of one or
+                # two decades otherwise shows a single "10^1" to read values
+                # by (over more decades the labels would overlap).
+                ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+                ax.yaxis.set_minor_formatter(_COMPACT)
         _compact_linear(ax, "y")
         _draw_cache_markers(ax, markers, xs_all[0], xs_all[-1], labelled=True)
         ax.set_title(metric)
         named_bytes = axis.is_bytes and "bytes" not in axis.name.lower()
         ax.set_xlabel(f"{axis.name} (bytes)" if named_bytes else axis.name)
         ax.set_ylabel(unit)
+    # One x range for every panel (a metric only some lines have would
+    # otherwise get its own range and ticks).
+    lows, highs = zip(*(ax.get_xlim() for ax in axes))
+    for ax in axes:
+        ax.set_xlim(min(lows), max(highs))
     fig.suptitle(title, fontsize=11)
     bottom = legend_in / fig.get_figheight()
     fig.tight_layout(rect=(0, bottom, 1, 0.97))
@@ -168,15 +181,19 @@ def scaling_figure(path: str, title: str, members: list[series.Instance],
     _save(fig, path)
 
 
-def _instance_label(inst: series.Instance) -> str:
-    return f"{inst.short_name} [{inst.label}]" if inst.label else inst.short_name
+def _instance_label(inst: series.Instance, full_name: bool) -> str:
+    """The name without the family, or the whole name with full_name (bars of
+    several families)."""
+    name = inst.key if full_name else inst.short_name
+    return f"{name} [{inst.label}]" if inst.label else name
 
 
 def bars_figure(path: str, title: str, members: list[series.Instance],
-                metrics: list[str], derived: bool = False) -> None:
+                metrics: list[str], derived: bool = False,
+                full_names: bool = False) -> None:
     """One horizontal bar panel per metric; bars are benchmarks, ±1 stddev."""
     measured = [m for m in members if m.stats]
-    names = [_instance_label(m) for m in measured]
+    names = [_instance_label(m, full_names) for m in measured]
     row_h = max(2.2, 0.26 * len(measured) + 1.1)
     fig, axes = _grid(len(metrics), 3, row_h, extra=0.4)
     y = np.arange(len(measured))
@@ -213,10 +230,10 @@ def bars_figure(path: str, title: str, members: list[series.Instance],
 
 
 def spread_figure(path: str, title: str, members: list[series.Instance],
-                  metrics: list[str]) -> None:
+                  metrics: list[str], full_names: bool = False) -> None:
     """Repetitions as deviation from each benchmark's median (box + points)."""
     measured = [m for m in members if m.stats]
-    names = [_instance_label(m) for m in measured]
+    names = [_instance_label(m, full_names) for m in measured]
     row_h = max(2.2, 0.26 * len(measured) + 1.1)
     fig, axes = _grid(len(metrics), 3, row_h, extra=0.4)
     rng = np.random.default_rng(0)  # fixed jitter: same input, same picture
@@ -248,8 +265,6 @@ def spread_figure(path: str, title: str, members: list[series.Instance],
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     _save(fig, path)
 
-
-_MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
 def comparison_figure(path: str, title: str, metric: str,

@@ -32,7 +32,9 @@ class Table:
 
 @dataclass
 class FamilySection:
-    name: str
+    """A family, or every family one source file registered (the run's
+    pmubench_case_files context key): its plots and one value table."""
+    name: str       # 'BM_Chase', or 'branch_prediction (4 families)'
     figures: list[Figure]
     table: Table
 
@@ -125,58 +127,80 @@ def value_table(members: list[series.Instance], metrics: list[str]) -> Table:
 
 
 @dataclass
-class _FamilyPlan:
-    """What one family's figures are drawn from."""
+class _SectionPlan:
+    """What one section's figures are drawn from: a family, or the families
+    one source file registered (series.group_sections)."""
     outdir: str
     names: _Names
     file_slug: str
-    family: str
+    name: str                       # the family, or the source file stem
     where: str                      # 'BM_Chase (run.json)' for figure titles
     measured: list[series.Instance]  # benchmarks with at least one result
     metrics: list[str]
     reps: int
+    grouped: bool = False           # several families: name them on lines/bars
 
     def path(self, kind: str) -> tuple[str, str]:
-        name = self.names.take(self.file_slug, self.family, kind)
+        name = self.names.take(self.file_slug, self.name, kind)
         return name, os.path.join(self.outdir, name)
 
 
-def _scaling(plan: _FamilyPlan, context: dict[str, Any]) -> list[Figure]:
-    axis = series.choose_x_axis(plan.measured)
-    if axis is None:
-        return []
-    constant = _constant_metrics(plan.measured, plan.metrics)
-    drawn = [m for m in plan.metrics if m not in constant] or plan.metrics[:1]
-    name, path = plan.path("scaling")
-    render.scaling_figure(path, f"{plan.where}: metrics vs {axis.name}",
-                          plan.measured, axis, drawn, context)
-    notes = [f"Mean per iteration of each metric against {axis.name}, "
-             "one line per benchmark"]
-    notes.append(f"error bars ±1 stddev over {plan.reps} repetitions"
-                 if plan.reps > 1 else "one repetition (no error bars)")
-    if axis.is_bytes and series.cache_markers(context):
-        notes.append("dashed lines: cache sizes from the run's context")
-    if constant:
-        notes.append("constant, not drawn: " + ", ".join(
-            f"{m} = {series.format_value(v)}" for m, v in constant.items()))
-    return [Figure(name, f"{plan.family}: scaling with {axis.name}",
-                   "; ".join(notes) + ".")]
+def _scaling(plan: _SectionPlan, context: dict[str, Any]) -> list[Figure]:
+    """One figure per x axis; a family's axis is its own choose_x_axis, so a
+    group's families that sweep different arguments get a figure each."""
+    if plan.grouped:
+        axes = series.family_axes(plan.measured)
+    else:
+        axis = series.choose_x_axis(plan.measured)
+        axes = [(axis, plan.measured)] if axis is not None else []
+    figures = []
+    for axis, members in axes:
+        # The metrics of these members only: a group's other families may
+        # count other events.
+        metrics = series.ordered_metrics(members)
+        constant = _constant_metrics(members, metrics)
+        drawn = [m for m in metrics if m not in constant] or metrics[:1]
+        kind = "scaling" if len(axes) == 1 else f"scaling.{axis.name}"
+        name, path = plan.path(kind)
+        render.scaling_figure(path, f"{plan.where}: metrics vs {axis.name}",
+                              members, axis, drawn, context, plan.grouped)
+        notes = [f"Mean per iteration of each metric against {axis.name}, "
+                 "one line per benchmark"]
+        notes.append(f"error bars ±1 stddev over {plan.reps} repetitions"
+                     if plan.reps > 1 else "one repetition (no error bars)")
+        if axis.is_bytes and series.cache_markers(context):
+            notes.append("dashed lines: cache sizes from the run's context")
+        if constant:
+            notes.append("constant, not drawn: " + ", ".join(
+                f"{m} = {series.format_value(v)}" for m, v in constant.items()))
+        if plan.grouped:
+            swept = list(series.group_families(members))
+            others = [f for f in series.group_families(plan.measured)
+                      if f not in swept]
+            notes.append("families: " + ", ".join(swept))
+            if others and len(axes) == 1:
+                notes.append("not drawn (no argument to scale against): "
+                             + ", ".join(others))
+        figures.append(Figure(name, f"{plan.name}: scaling with {axis.name}",
+                              "; ".join(notes) + "."))
+    return figures
 
 
-def _counters(plan: _FamilyPlan) -> list[Figure]:
+def _counters(plan: _SectionPlan) -> list[Figure]:
     figures = []
     fully_counted = series.fully_counted(plan.measured)
     counters = [m for m in plan.metrics if series.metric_kind(m) == "counter"]
     if counters:
         name, path = plan.path("counters")
         render.bars_figure(path, f"{plan.where}: counters per iteration",
-                           plan.measured, counters)
+                           plan.measured, counters, full_names=plan.grouped)
         caption = ("Each event (and user counter) per iteration for every "
-                   "benchmark of the family; mean, bars ±1 stddev")
+                   f"benchmark of the {'file' if plan.grouped else 'family'}; "
+                   "mean, bars ±1 stddev")
         if "pmu_running_fraction" in plan.metrics and fully_counted:
             caption += ("; counters were on the PMU for the whole batch "
                         "(pmu_running_fraction = 1)")
-        figures.append(Figure(name, f"{plan.family}: counters per iteration",
+        figures.append(Figure(name, f"{plan.name}: counters per iteration",
                               caption + "."))
     derived = [m for m in plan.metrics if series.metric_kind(m) == "derived"]
     if fully_counted and "pmu_running_fraction" in derived:
@@ -184,15 +208,16 @@ def _counters(plan: _FamilyPlan) -> list[Figure]:
     if derived:
         name, path = plan.path("derived")
         render.bars_figure(path, f"{plan.where}: derived metrics",
-                           plan.measured, derived, derived=True)
+                           plan.measured, derived, derived=True,
+                           full_names=plan.grouped)
         figures.append(Figure(
-            name, f"{plan.family}: derived metrics",
+            name, f"{plan.name}: derived metrics",
             "IPC, miss ratios and pmu_running_fraction (share of the batch "
             "the counters were on the PMU; 1 = fully counted)."))
     return figures
 
 
-def _spread(plan: _FamilyPlan) -> list[Figure]:
+def _spread(plan: _SectionPlan) -> list[Figure]:
     """Time and every counter whose relative spread is defined (median > 0)."""
     if plan.reps < 2:
         return []
@@ -208,27 +233,35 @@ def _spread(plan: _FamilyPlan) -> list[Figure]:
         return []  # aggregates only: no repetitions to show
     name, path = plan.path("spread")
     render.spread_figure(path, f"{plan.where}: spread over repetitions",
-                         plan.measured, drawn)
+                         plan.measured, drawn, full_names=plan.grouped)
     caption = ("Every repetition as % deviation from its benchmark's median; "
                "box: quartiles, dots: repetitions")
     if skipped:
         caption += "; left out (a zero median): " + ", ".join(skipped)
-    return [Figure(name, f"{plan.family}: spread over {plan.reps} repetitions",
+    return [Figure(name, f"{plan.name}: spread over {plan.reps} repetitions",
                    caption + ".")]
 
 
-def _family_section(outdir: str, names: _Names, file_slug: str,
-                    file_label: str, family: str,
-                    members: list[series.Instance],
-                    context: dict[str, Any]) -> FamilySection:
-    measured = [m for m in members if m.stats]
+def section_title(section: series.Section) -> str:
+    """'branch_prediction (4 families)' for a source file; a family's name."""
+    if not section.grouped:
+        return section.name
+    count = len(section.families)
+    return f"{section.name} ({count} {'family' if count == 1 else 'families'})"
+
+
+def _section(outdir: str, names: _Names, file_slug: str, file_label: str,
+             section: series.Section, context: dict[str, Any]) -> FamilySection:
+    measured = [m for m in section.members if m.stats]
     metrics = series.ordered_metrics(measured)
-    plan = _FamilyPlan(outdir, names, file_slug, family,
-                       f"{family} ({file_label})", measured, metrics,
-                       _repetitions(measured))
+    plan = _SectionPlan(outdir, names, file_slug, section.name,
+                        f"{section.name} ({file_label})", measured,
+                        metrics, _repetitions(measured),
+                        grouped=section.grouped)
     figures = (_scaling(plan, context) + _counters(plan) + _spread(plan)
                if measured else [])
-    return FamilySection(family, figures, value_table(members, metrics))
+    return FamilySection(section_title(section), figures,
+                         value_table(section.members, metrics))
 
 
 def _comparisons(outdir: str, names: _Names, labels: list[str],
@@ -280,8 +313,8 @@ def build_report(benches: list[benchjson.BenchFile], outdir: str) -> Report:
     for bench, label, insts in zip(benches, labels, all_instances):
         file_slug = slug(os.path.splitext(label)[0])
         families = [
-            _family_section(outdir, names, file_slug, label, family, members, bench.context)
-            for family, members in series.group_families(insts).items()]
+            _section(outdir, names, file_slug, label, section, bench.context)
+            for section in series.group_sections(insts, bench.context)]
         sections.append(FileSection(label, bench.path, bench.context, families))
     report = Report(sections)
     if len(benches) > 1:

@@ -217,6 +217,71 @@ def group_families(instances: list[Instance]) -> dict[str, list[Instance]]:
     return families
 
 
+CASE_FILES_KEY = "pmubench_case_files"
+
+
+def case_files(context: dict[str, Any]) -> dict[str, str]:
+    """Family -> source file stem from the context's pmubench_case_files.
+
+    The runner writes "BM_A=branch_prediction;BM_B=ilp" (every PMU case's
+    family); older files lack the key, and "none" (no PMU case) maps nothing.
+    """
+    value = context.get(CASE_FILES_KEY)
+    result: dict[str, str] = {}
+    if not isinstance(value, str):
+        return result
+    for pair in value.split(";"):
+        family, sep, source = pair.partition("=")
+        if sep and family.strip() and source.strip():
+            result.setdefault(family.strip(), source.strip())
+    return result
+
+
+@dataclass
+class Section:
+    """Benchmarks a report draws together: a source file's families, or one
+    family that no source file claims (plain BENCHMARK cases, older files)."""
+    name: str              # the source file stem, or the family
+    families: list[str]
+    members: list[Instance]
+    grouped: bool          # True: named after a source file
+
+
+def group_sections(instances: list[Instance],
+                   context: dict[str, Any]) -> list[Section]:
+    """Families grouped by the source file that registered them, file order.
+
+    Families the context's pmubench_case_files does not list keep a section
+    of their own, as do all families of a file without the key.
+    """
+    sources = case_files(context)
+    sections: dict[tuple[bool, str], Section] = {}
+    for family, members in group_families(instances).items():
+        source = sources.get(family)
+        key = (source is not None, source or family)
+        section = sections.get(key)
+        if section is None:
+            section = sections[key] = Section(key[1], [], [], key[0])
+        section.families.append(family)
+        section.members.extend(members)
+    return list(sections.values())
+
+
+def family_axes(members: list[Instance]) -> list[tuple[XAxis, list[Instance]]]:
+    """Each family's own x axis (choose_x_axis), families sharing one merged.
+
+    Families without an axis (nothing scales) are left out. Two families
+    share an axis when it is the same argument position, name and kind, so a
+    group whose families sweep different arguments gets one plot per axis.
+    """
+    buckets: dict[XAxis, list[Instance]] = {}
+    for family_members in group_families(members).values():
+        axis = choose_x_axis(family_members)
+        if axis is not None:
+            buckets.setdefault(axis, []).extend(family_members)
+    return list(buckets.items())
+
+
 @dataclass(frozen=True)
 class XAxis:
     """What a scaling plot puts on x: an argument (by position) or threads."""
@@ -231,25 +296,30 @@ class XAxis:
             return None
         return _as_number(inst.args[self.position][1])
 
-    def line_key(self, inst: Instance) -> str:
-        """The benchmark a point belongs to: every other argument, threads."""
+    def line_key(self, inst: Instance, with_family: bool = False) -> str:
+        """The benchmark a point belongs to: every other argument, threads
+        (after the family with with_family: 'BM_Chase/stride:64')."""
         parts = [f"{k}:{v}" if k else v
                  for i, (k, v) in enumerate(inst.args) if i != self.position]
         if self.position >= 0 and inst.threads > 1:
             parts.append(f"threads:{inst.threads}")
+        if with_family:
+            parts.insert(0, inst.family)
         return "/".join(parts) or inst.family
 
 
-def line_groups(members: list[Instance], axis: XAxis) -> dict[str, list[Instance]]:
+def line_groups(members: list[Instance], axis: XAxis,
+                with_family: bool = False) -> dict[str, list[Instance]]:
     """Measured benchmarks split into the lines of a scaling plot.
 
-    A line's name is its other arguments; a label shared by the whole line
-    (and not by every line) is appended: 'sorted:1 [sorted]'.
+    A line's name is its other arguments (after the family with
+    with_family, for plots of several families); a label shared by the whole
+    line (and not by every line) is appended: 'sorted:1 [sorted]'.
     """
     lines: dict[str, list[Instance]] = {}
     for inst in members:
         if inst.stats and axis.value(inst) is not None:
-            lines.setdefault(axis.line_key(inst), []).append(inst)
+            lines.setdefault(axis.line_key(inst, with_family), []).append(inst)
     labels = {key: {i.label for i in group} for key, group in lines.items()}
     distinct = {next(iter(v)) for v in labels.values() if len(v) == 1}
     if len(lines) > 1 and len(distinct) > 1 and all(len(v) == 1 for v in labels.values()):

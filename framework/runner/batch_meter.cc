@@ -22,6 +22,12 @@ double BatchMeter::CorrectedTotal(int index) const {
                                 group_.overhead[index] * segments_);
 }
 
+double BatchMeter::ReportedTotal(int index) const {
+  // A sysfs alias may carry a .scale (events/<alias>.scale: Joules per count
+  // for energy events, say); the JSON holds the value in the alias's .unit.
+  return CorrectedTotal(index) * group_.set->events[index].scale;
+}
+
 void BatchMeter::Report(benchmark::State& gb_state) {
   if (!ok_) {
     const absl::Status health = group_.group.Health();
@@ -36,7 +42,7 @@ void BatchMeter::Report(benchmark::State& gb_state) {
   const EventSet& set = *group_.set;
   for (int i = 0; i < set.size(); ++i) {
     gb_state.counters[set.events[i].spec] = benchmark::Counter(
-        CorrectedTotal(i), benchmark::Counter::kAvgIterations);
+        ReportedTotal(i), benchmark::Counter::kAvgIterations);
   }
   for (const DerivedMetric& metric : set.derived) {
     const double denominator = CorrectedTotal(metric.denominator);

@@ -35,7 +35,8 @@ class BatchMeter {
 
   // Cold: after the batch. Writes into `gb_state.counters`:
   //   counters[spec]  total minus the calibrated overhead of every segment
-  //                   (never below zero), kAvgIterations: per iteration;
+  //                   (never below zero), times the alias's sysfs .scale,
+  //                   kAvgIterations: per iteration;
   //   derived metrics (IPC, *-miss-ratio) from those totals, kAvgThreads;
   //   "pmu_running_fraction": time_running / time_enabled over the batch's
   //                   segments, kAvgThreads: the mean over threads.
@@ -45,6 +46,8 @@ class BatchMeter {
 
   // Totals after overhead correction, in event-set order (for tests).
   double CorrectedTotal(int index) const;
+  // CorrectedTotal times the event's sysfs .scale: what Report() writes.
+  double ReportedTotal(int index) const;
   int segments() const { return segments_; }
 
  private:

@@ -91,7 +91,7 @@ benchmark::internal::Benchmark* RegisterFixture(const char* name,
 
 // PMU_BENCHMARK(BM_X): BM_X is `void BM_X(pmubench::State&)`; counts the
 // default set (or --counters).
-#define PMU_BENCHMARK(fn)  \
+#define PMU_BENCHMARK(fn)    \
   PMUBENCH_PRIVATE_DECLARE() = \
       ::pmubench::internal::RegisterCase(#fn, fn, "", __FILE__)
 

@@ -99,7 +99,7 @@ std::string FormatOverhead(const std::vector<const EventSet*>& sets,
 // to the first '/' (Google Benchmark's run names start with the registered
 // name, so "BM_X/label" of PMU_BENCHMARK_CAPTURE is family BM_X and fixture
 // "Base/Method" is family Base), its file the basename of __FILE__ without
-// extension. A family registered from two files keeps the first.
+// last extension. A family registered from two files keeps the first.
 std::string FormatCaseFiles(const std::vector<Case*>& cases) {
   std::vector<std::string> parts;
   std::set<std::string> seen;
@@ -107,7 +107,7 @@ std::string FormatCaseFiles(const std::vector<Case*>& cases) {
     const std::string family = c->name.substr(0, c->name.find('/'));
     if (!seen.insert(family).second) continue;
     std::string file = c->file.substr(c->file.find_last_of('/') + 1);
-    file = file.substr(0, file.find('.'));
+    file = file.substr(0, file.rfind('.'));
     parts.push_back(absl::StrCat(family, "=", file));
   }
   return parts.empty() ? "none" : absl::StrJoin(parts, ";");

@@ -45,8 +45,12 @@ struct SessionInfo {
   // pmubench_* keys for the JSON context (benchmark::AddCustomContext), in
   // a fixed order: pmubench_version, pmubench_pmus, pmubench_events,
   // pmubench_pinned, pmubench_exclude_kernel, pmubench_read_overhead,
-  // pmubench_case_files (family=file;... per registered PMU case, see
-  // session.cc) and, when falling back, pmubench_notice.
+  // pmubench_case_files and, when falling back, pmubench_notice.
+  // pmubench_case_files is "BM_A=branch_prediction;Base=containers": each
+  // registered PMU case's family (its name up to the first '/': the function
+  // for PMU_BENCHMARK_CAPTURE, the base class for fixtures) once, mapped to
+  // the basename of its source file without extension; "none" without cases.
+  // reports/plot.py groups plots by it.
   std::vector<std::pair<std::string, std::string>> context;
   // Distinct event lists in use ("task-clock,page-faults,..."), for the
   // console header; empty when counting is off.

@@ -171,6 +171,57 @@ def test_bytes_argument_gets_cache_markers_and_failures_are_listed(edited):
     assert "<can't>" not in page  # escaped, not markup
 
 
+@pytest.fixture(scope="module")
+def grouped(tmp_path_factory):
+    """An edited copy of run_base.json whose context maps families to the
+    source files that registered them, as the runner's pmubench_case_files
+    does. BM_SyscallGetpid is left out, as a plain
+    BENCHMARK case would be; BM_Gone (not in the file) must change nothing."""
+    with open(BASE, encoding="utf-8") as f:
+        data = json.load(f)
+    data["context"]["pmubench_case_files"] = (
+        "BM_BranchSorted=branch_prediction;BM_BranchShuffled=branch_prediction;"
+        "BM_FlatHashMapLookup=mixed;BM_FirstTouch=mixed;BM_FalseSharing=mixed;"
+        "BM_PointerChase=memory_hierarchy;BM_Gone=gone")
+    tmp = tmp_path_factory.mktemp("grouped")
+    path = write(tmp / "grouped.json", json.dumps(data))
+    out = str(tmp / "report")
+    result = run_plot(path, "-o", out)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_case_files_group_plots_by_source_file(grouped):
+    pngs = set(check_report_dir(grouped))
+    # No sweep in either branch family: bars and spread, no scaling plot.
+    assert {"grouped.branch_prediction.counters.png",
+            "grouped.branch_prediction.spread.png"} <= pngs
+    assert not any(p.startswith("grouped.branch_prediction.scaling") for p in pngs)
+    # Two families sweep argument 1, one sweeps threads: a figure per axis.
+    assert {"grouped.mixed.scaling.argument_1.png",
+            "grouped.mixed.scaling.threads.png",
+            "grouped.mixed.counters.png"} <= pngs
+    assert "grouped.memory_hierarchy.scaling.png" in pngs
+    for family in ("BM_BranchSorted", "BM_BranchShuffled", "BM_FlatHashMapLookup",
+                   "BM_FirstTouch", "BM_FalseSharing", "BM_PointerChase"):
+        assert not any(p.startswith(f"grouped.{family}.") for p in pngs), family
+    # Not listed: its own per-family plots as before.
+    assert "grouped.BM_SyscallGetpid.counters.png" in pngs
+    assert not any("gone" in p for p in pngs)
+
+    with open(os.path.join(grouped, "index.html"), encoding="utf-8") as f:
+        page = f.read()
+    for heading in ("branch_prediction (2 families)", "mixed (3 families)",
+                    "memory_hierarchy (1 family)", "BM_SyscallGetpid"):
+        assert f">{heading}</h3>" in page, heading
+    # One value table per group, holding every benchmark of its families.
+    mixed = page[page.index(">mixed (3 families)</h3>"):]
+    mixed = mixed[:mixed.index("<h3")]
+    for name in ("BM_FlatHashMapLookup/16", "BM_FirstTouch/256",
+                 "BM_FalseSharing/real_time/threads:2"):
+        assert f"<td>{name}</td>" in mixed, name
+
+
 def test_two_files_add_one_comparison_plot_per_shared_metric(pair):
     pngs = check_report_dir(pair)
     base = series.instances_of(benchjson.load(BASE))

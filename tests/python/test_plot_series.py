@@ -119,6 +119,46 @@ def test_line_groups_append_a_label_that_tells_lines_apart():
     assert all(len(group) == 2 for group in lines.values())
 
 
+def test_case_files_parses_the_runner_key_and_ignores_junk():
+    context = {"pmubench_case_files":
+               "BM_A=branch;BM_B=branch;bad;=x;BM_C=;BM_D=ilp;BM_A=other"}
+    assert series.case_files(context) == {"BM_A": "branch", "BM_B": "branch",
+                                          "BM_D": "ilp"}
+    assert series.case_files({"pmubench_case_files": "none"}) == {}
+    assert series.case_files({}) == {}
+
+
+def test_group_sections_by_source_file_in_file_order():
+    insts = [_inst("BM_A/1", real_time=1.0), _inst("BM_Plain", real_time=1.0),
+             _inst("BM_D", real_time=1.0), _inst("BM_B/n:2", real_time=1.0),
+             _inst("BM_A/2", real_time=1.0)]
+    context = {"pmubench_case_files": "BM_A=branch;BM_B=branch;BM_D=ilp"}
+    sections = series.group_sections(insts, context)
+    assert [(s.name, s.families, s.grouped) for s in sections] == [
+        ("branch", ["BM_A", "BM_B"], True), ("BM_Plain", ["BM_Plain"], False),
+        ("ilp", ["BM_D"], True)]
+    assert [i.run_name for i in sections[0].members] == ["BM_A/1", "BM_A/2", "BM_B/n:2"]
+    # Without the key (older files): one section per family, as before.
+    assert [(s.name, s.grouped) for s in series.group_sections(insts, {})] == [
+        ("BM_A", False), ("BM_Plain", False), ("BM_D", False), ("BM_B", False)]
+
+
+def test_family_axes_merge_families_sweeping_the_same_argument():
+    members = ([_inst(f"BM_Dep/{n}", real_time=1.0) for n in (1, 8)]
+               + [_inst(f"BM_Ind/{n}", real_time=1.0) for n in (1, 8, 64)]
+               + [_inst("BM_Free", real_time=1.0)]
+               + [_inst(f"BM_T/threads:{t}", t, real_time=1.0) for t in (1, 2)])
+    axes = series.family_axes(members)
+    assert [(a.name, sorted({i.family for i in m})) for a, m in axes] == [
+        ("argument 1", ["BM_Dep", "BM_Ind"]), ("threads", ["BM_T"])]
+    lines = series.line_groups(axes[0][1], axes[0][0], with_family=True)
+    assert sorted(lines) == ["BM_Dep", "BM_Ind"]
+    sweep = [_inst(f"BM_T/n:{n}/sorted:{s}", real_time=1.0)
+             for n in (1, 2) for s in (0, 1)]
+    assert sorted(series.line_groups(sweep, series.choose_x_axis(sweep), True)) == [
+        "BM_T/sorted:0", "BM_T/sorted:1"]
+
+
 @pytest.mark.parametrize("name,expected", [
     ("bytes", True), ("working_set_bytes", True), ("Bytes", True),
     ("", False), ("n", False), ("pages", False)])

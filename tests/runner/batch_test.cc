@@ -17,6 +17,8 @@
 #include "framework/runner/thread_groups.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "framework/runner/batch_meter.h"
+#include "tests/perf/synthetic_sysfs.h"
 #include "tests/runner/fresh_pages.h"
 #include "tests/runner/run_capture.h"
 
@@ -308,6 +310,33 @@ TEST_F(BatchTest, OverheadIsSubtractedButNeverBelowZero) {
   ASSERT_TRUE(group.ok()) << group.status();
   EXPECT_GT((*group)->overhead[0], 0.0) << "task-clock of two read(2) calls";
   EXPECT_EQ((*group)->overhead[1], 0.0) << "no page faults in a snapshot";
+}
+
+// A sysfs alias's .scale multiplies what the run reports (energy events
+// report Joules, not raw counts). The alias here names the real page-faults
+// event (software PMU, type 1, config 2) so it counts for real.
+TEST_F(BatchTest, AliasScaleMultipliesTheReportedCount) {
+  perf::SyntheticSysfs sysfs;
+  sysfs.AddPmu("software", PERF_TYPE_SOFTWARE, {{"config", "config:0-63"}},
+               {{"faults", "config=0x2"}, {"faults.scale", "0.5"},
+                {"faults.unit", "half-faults"}});
+  absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load(sysfs.root());
+  ASSERT_TRUE(pmus.ok()) << pmus.status();
+  absl::StatusOr<internal::EventSet> set =
+      internal::MakeEventSet("software/faults/", *pmus, {});
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_EQ(set->events[0].scale, 0.5);
+  absl::StatusOr<internal::ThreadGroup*> group = internal::ThreadGroupFor(*set);
+  ASSERT_TRUE(group.ok()) << group.status();
+
+  FreshPages pages(64);
+  internal::BatchMeter meter(**group);
+  meter.Start();
+  pages.TouchNext(64);
+  meter.Stop();
+  meter.Accumulate();
+  EXPECT_EQ(meter.CorrectedTotal(0), 64.0);
+  EXPECT_EQ(meter.ReportedTotal(0), 32.0);
 }
 
 TEST_F(BatchTest, GroupsAreOpenedOncePerThreadAndReused) {
