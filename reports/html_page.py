@@ -121,7 +121,7 @@ def render_page(rep: report_mod.Report) -> str:
     for fs in rep.files:
         for fam in fs.families:
             out.append(f'<li><a href="#{_anchor(fs.label, fam.name)}">'
-                       f"{_e(fam.name)} ({_e(fs.label)})</a></li>")
+                       f"{_e(fam.name)}, {_e(fs.label)}</a></li>")
     out.append("</ul></nav>")
     if rep.comparisons:
         out.append(f'<h2 id="comparison">Comparison: baseline {_e(labels[0])} vs '

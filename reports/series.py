@@ -1,14 +1,16 @@
 """Pure functions that turn loaded benchmark runs into what a report plots.
 
 No matplotlib here (render.py draws; this module decides what to draw):
-per-benchmark statistics over repetitions, grouping into families, the choice
-of x axis for scaling plots, units and cache-size markers. The change between
-files reuses scripts/compare.py's statistics (pmucompare) so the plot and the
-CI verdict agree.
+per-benchmark statistics over repetitions, grouping into families and into
+sections (a source file's families, from the pmubench_case_files context key),
+the choice of x axis for scaling plots, units and cache-size markers. The
+change between files reuses scripts/compare.py's statistics (pmucompare) so
+the plot and the CI verdict agree.
 
     bench = benchjson.load("run.json")
-    for family, members in group_families(instances_of(bench)).items():
-        axis = choose_x_axis(members)   # None: nothing to scale against
+    for section in group_sections(instances_of(bench), bench.context):
+        for axis, members in family_axes(section.members):  # scaling plots
+            ...
 """
 
 from __future__ import annotations

@@ -74,8 +74,7 @@ benchmark::internal::Benchmark* RegisterFixture(const char* name,
   // Google Benchmark does for BENCHMARK_F.
   auto fixture = std::make_shared<FixtureCase>();
   return RegisterCase(
-      name, [fixture](State& state) { fixture->Run(state); }, counters,
-      file);
+      name, [fixture](State& state) { fixture->Run(state); }, counters, file);
 }
 
 }  // namespace internal
@@ -91,7 +90,7 @@ benchmark::internal::Benchmark* RegisterFixture(const char* name,
 
 // PMU_BENCHMARK(BM_X): BM_X is `void BM_X(pmubench::State&)`; counts the
 // default set (or --counters).
-#define PMU_BENCHMARK(fn)    \
+#define PMU_BENCHMARK(fn)      \
   PMUBENCH_PRIVATE_DECLARE() = \
       ::pmubench::internal::RegisterCase(#fn, fn, "", __FILE__)
 

@@ -385,11 +385,10 @@ TEST(SessionTest, ContextHoldsTheDesignKeys) {
   const SessionInfo info = PrepareOrDie({.counters = kSoftware});
   std::vector<std::string> keys;
   for (const auto& [key, value] : info.context) keys.push_back(key);
-  EXPECT_THAT(keys, ::testing::ElementsAre("pmubench_version", "pmubench_pmus",
-                                           "pmubench_events", "pmubench_pinned",
-                                           "pmubench_exclude_kernel",
-                                           "pmubench_read_overhead",
-                                           "pmubench_case_files"));
+  EXPECT_THAT(keys, ::testing::ElementsAre(
+                        "pmubench_version", "pmubench_pmus", "pmubench_events",
+                        "pmubench_pinned", "pmubench_exclude_kernel",
+                        "pmubench_read_overhead", "pmubench_case_files"));
   for (const auto& [key, value] : info.context) {
     if (key == "pmubench_events") {
       EXPECT_THAT(value, HasSubstr("page-faults (pmu=software type=1 "
@@ -405,14 +404,14 @@ TEST(SessionTest, ContextHoldsTheDesignKeys) {
       // family=file per PMU case: a capture's family is the function, a
       // fixture's the base class; each family once.
       const std::vector<std::string> pairs = absl::StrSplit(value, ';');
-      EXPECT_THAT(pairs, ::testing::IsSupersetOf(
-                             {"BM_TouchPages=batch_test",
-                              "BM_Captured=batch_test",
-                              "PagesFixture=batch_test",
-                              "SetUpFaultsFixture=batch_test"}));
-      EXPECT_EQ(std::count(pairs.begin(), pairs.end(),
-                           "BM_TouchPages=batch_test"),
-                1);
+      EXPECT_THAT(
+          pairs,
+          ::testing::IsSupersetOf(
+              {"BM_TouchPages=batch_test", "BM_Captured=batch_test",
+               "PagesFixture=batch_test", "SetUpFaultsFixture=batch_test"}));
+      EXPECT_EQ(
+          std::count(pairs.begin(), pairs.end(), "BM_TouchPages=batch_test"),
+          1);
       EXPECT_THAT(value, ::testing::Not(HasSubstr("/")));
     }
     // The JSON reporter does not escape context values.
