@@ -61,7 +61,10 @@ bool PmuConsoleReporter::ReportContext(const Context& context) {
   std::ostream& err = GetErrorStream();
   err << RewriteBasicContext(basic.str());
   if (session_.event_lists.empty()) {
-    err << "pmubench " << kVersion << ": counting off (--counters=none)\n";
+    // Off by --counters=none, or because no event could be opened (the
+    // notice below says why).
+    err << "pmubench " << kVersion << ": counting off"
+        << (session_.notice.empty() ? " (--counters=none)" : "") << "\n";
   } else {
     err << "pmubench " << kVersion << ": counts per iteration of "
         << absl::StrJoin(session_.event_lists, " | ") << " (read by "

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "framework/perf/counter_group.h"
@@ -217,16 +218,37 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
   // and leaves the group open for the batches thread 0 runs here.
   std::vector<const EventSet*> used;
   std::vector<internal::ThreadGroup*> groups;
+  std::vector<const EventSet*> denied;
   for (const EventSet* set : decided) {
     if (set == nullptr) continue;
     bool known = false;
     for (const EventSet* u : used) known = known || u == set;
+    for (const EventSet* d : denied) known = known || d == set;
     if (known) continue;
     absl::StatusOr<internal::ThreadGroup*> group =
         internal::ThreadGroupFor(*set);
+    // Events the user did not ask for by name (the defaults, a case's own
+    // list) that this user may not count at all (perf_event_paranoid 3 on
+    // Debian kernels, a container's seccomp profile): the run goes on
+    // without counters and says why. An explicit --counters list fails.
+    if (!group.ok() && counters.empty() &&
+        absl::IsPermissionDenied(group.status())) {
+      if (denied.empty()) {
+        absl::StrAppend(&notice, notice.empty() ? "" : "\n", "pmubench: ",
+                        origin[set], ": ", group.status().message(),
+                        "; running without counters");
+      }
+      denied.push_back(set);
+      continue;
+    }
     if (!group.ok()) return WithOrigin(group.status(), origin[set]);
     used.push_back(set);
     groups.push_back(*group);
+  }
+  for (const EventSet*& set : decided) {
+    if (std::find(denied.begin(), denied.end(), set) != denied.end()) {
+      set = nullptr;
+    }
   }
 
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -268,7 +290,12 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
       {"pmubench_read_overhead", FormatOverhead(used, groups)},
       {"pmubench_case_files", FormatCaseFiles(cases)},
   };
-  if (!notice.empty()) info.context.emplace_back("pmubench_notice", notice);
+  // One line in the context: Google Benchmark prints custom context values
+  // as they are, and its console header is line-based.
+  if (!notice.empty()) {
+    info.context.emplace_back("pmubench_notice",
+                              absl::StrReplaceAll(notice, {{"\n", " "}}));
+  }
   session.prepared.store(true, std::memory_order_release);
   return info;
 }

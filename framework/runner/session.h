@@ -15,8 +15,11 @@
 //
 // Fallback: where the machine has no hardware PMU, the default set and a
 // case's own list that needs one become kSoftwareDefaultEvents, and
-// SessionInfo::notice says so in one line. An explicit --counters list is
-// never replaced: it is an error instead.
+// SessionInfo::notice says so in one line. Where this user may not open
+// perf events at all (EACCES/EPERM: perf_event_paranoid 3 on Debian kernels,
+// a seccomp profile), those cases run without counters and a second notice
+// line gives the error with its remedy. An explicit --counters list is never
+// replaced: it is an error instead.
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_SESSION_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_SESSION_H_
 
@@ -40,7 +43,8 @@ struct RunOptions {
 };
 
 struct SessionInfo {
-  // One line, or empty: why some events were replaced by software events.
+  // Empty, or one line per fallback: why some events were replaced by
+  // software events, or why some cases run without counters.
   std::string notice;
   // pmubench_* keys for the JSON context (benchmark::AddCustomContext), in
   // a fixed order: pmubench_version, pmubench_pmus, pmubench_events,

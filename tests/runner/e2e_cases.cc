@@ -1,12 +1,49 @@
 // Cases for runner_e2e_tests, which runs this binary (linked with
 // pmubench_main) as a subprocess and checks exit codes, notices and the JSON
 // file.
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include <cerrno>
+#include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 
 #include "framework/pmubench.h"
 #include "tests/runner/fresh_pages.h"
 
 namespace {
+
+// PMUBENCH_TEST_DENY_PERF_EVENT_OPEN=1 makes every perf_event_open(2) of
+// this process fail with EACCES, as it does for an unprivileged user under
+// perf_event_paranoid 3 (Debian's kernels) or a container's seccomp profile:
+// a seccomp filter installed before main, so Prepare meets the real error.
+[[maybe_unused]] const bool kPerfEventOpenDenied = [] {
+  const char* deny = std::getenv("PMUBENCH_TEST_DENY_PERF_EVENT_OPEN");
+  if (deny == nullptr || deny[0] != '1') return false;
+#if defined(__x86_64__)
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog program = {static_cast<unsigned short>(std::size(filter)), filter};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
+    std::abort();
+  }
+  return true;
+#else
+  std::abort();  // the test skips on other architectures
+#endif
+}();
 
 using pmubench::testing::FreshPages;
 

@@ -192,6 +192,36 @@ TEST_F(E2eTest, HardwareCountersWithoutPmuExitTwo) {
   EXPECT_THAT(r.err, HasSubstr("task-clock"));  // the remedy
 }
 
+// Where this user may not open perf events at all (EACCES from
+// perf_event_open: perf_event_paranoid 3 on Debian kernels), the default
+// events do not stop the run: it goes on without counters and says why,
+// with the remedy. An explicit --counters list is an error, exit 2.
+TEST_F(E2eTest, NotPermittedRunsWithoutCountersOrFailsForExplicitCounters) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the seccomp filter of e2e_cases is written for x86-64";
+#endif
+  const std::string json = dir_ + "/denied.json";
+  setenv("PMUBENCH_TEST_DENY_PERF_EVENT_OPEN", "1", 1);
+  const Result ran = RunCases("--benchmark_filter=BM_TouchPages "
+                              "--benchmark_out='" + json + "'");
+  const Result explicit_list = RunCases(
+      "--counters=page-faults --benchmark_filter=BM_TouchPages");
+  unsetenv("PMUBENCH_TEST_DENY_PERF_EVENT_OPEN");
+
+  EXPECT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_THAT(ran.err, HasSubstr("running without counters")) << ran.err;
+  EXPECT_THAT(ran.err, HasSubstr("perf_event_paranoid")) << ran.err;
+  EXPECT_THAT(ran.out, HasSubstr("BM_TouchPages"));
+  const std::string written = ReadFile(json);
+  EXPECT_THAT(written, HasSubstr("running without counters"));
+  EXPECT_TRUE(std::isnan(JsonRunField(written, "BM_TouchPages/4/iterations:64",
+                                      "page-faults")))
+      << "no counter may be reported when none could be opened";
+
+  EXPECT_EQ(explicit_list.exit_code, 2) << explicit_list.err;
+  EXPECT_THAT(explicit_list.err, HasSubstr("perf_event_paranoid"));
+}
+
 TEST_F(E2eTest, DefaultFallsBackWithOneNotice) {
   if (HasHardwarePmu()) {
     GTEST_SKIP() << "this machine has a hardware PMU: no fallback";
