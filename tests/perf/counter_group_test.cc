@@ -22,6 +22,7 @@
 #include "framework/perf/mmap_reader.h"
 #include "framework/perf/perf_errors.h"
 #include "framework/perf/pmu.h"
+#include "tests/perf/perf_permitted.h"
 
 namespace pmubench::perf {
 namespace {
@@ -249,6 +250,10 @@ TEST(CounterGroupTest, ReadPathMakesOneSyscallPerSnapshotWhateverTheSize) {
 }
 
 TEST(CounterGroupTest, HardwareEventsGiveTheNoPmuErrorWithoutACorePmu) {
+  if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
+      !why.empty()) {
+    GTEST_SKIP() << why;
+  }
   absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load();
   ASSERT_TRUE(pmus.ok());
   if (pmus->HasHardwarePmu()) {
@@ -268,6 +273,10 @@ TEST(CounterGroupTest, HardwareEventsGiveTheNoPmuErrorWithoutACorePmu) {
 }
 
 TEST(CounterGroupTest, UnprivilegedKernelCountingNamesParanoidAndCapPerfmon) {
+  if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
+      !why.empty()) {
+    GTEST_SKIP() << why;
+  }
   if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to user nobody";
   const std::optional<int> paranoid = PerfEventParanoid();
   if (!paranoid || *paranoid < 2) {
@@ -307,6 +316,10 @@ TEST(CounterGroupTest, UnprivilegedKernelCountingNamesParanoidAndCapPerfmon) {
 }
 
 TEST(CounterGroupTest, RunningOutOfFileDescriptorsNamesTheLimit) {
+  if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
+      !why.empty()) {
+    GTEST_SKIP() << why;
+  }
   const std::vector<ResolvedEvent> events =
       Resolve("task-clock,page-faults,context-switches");
   int exit_code = 0;
@@ -331,6 +344,10 @@ TEST(CounterGroupTest, RunningOutOfFileDescriptorsNamesTheLimit) {
 }
 
 TEST(CounterGroupTest, MoveTransfersTheCountersAndEmptiesTheSource) {
+  if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
+      !why.empty()) {
+    GTEST_SKIP() << why;
+  }
   absl::StatusOr<CounterGroup> opened = OpenGroup("task-clock,page-faults");
   ASSERT_TRUE(opened.ok()) << opened.status();
   CounterGroup group = *std::move(opened);
@@ -352,6 +369,10 @@ TEST(CounterGroupTest, MoveTransfersTheCountersAndEmptiesTheSource) {
 }
 
 TEST(CounterGroupTest, ClosingReleasesEveryFileDescriptor) {
+  if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
+      !why.empty()) {
+    GTEST_SKIP() << why;
+  }
   const int before = dup(0);
   close(before);
   {

@@ -20,6 +20,7 @@
 #include "framework/runner/batch_meter.h"
 #include "tests/perf/synthetic_sysfs.h"
 #include "tests/runner/fresh_pages.h"
+#include "tests/perf/perf_permitted.h"
 #include "tests/runner/run_capture.h"
 
 namespace pmubench {
@@ -183,10 +184,28 @@ bool MachineHasHardwarePmu() {
   return pmus.ok() && pmus->HasHardwarePmu();
 }
 
-class BatchTest : public ::testing::Test {
+// Every test here counts real events: where this user may not open perf
+// events at all, they skip with the reason.
+class CountingTest : public ::testing::Test {
  protected:
-  void SetUp() override { PrepareOrDie({.counters = kSoftware}); }
+  void SetUp() override {
+    if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
+        !why.empty()) {
+      GTEST_SKIP() << why;
+    }
+  }
 };
+
+class BatchTest : public CountingTest {
+ protected:
+  void SetUp() override {
+    CountingTest::SetUp();
+    if (IsSkipped()) return;
+    PrepareOrDie({.counters = kSoftware});
+  }
+};
+
+using SessionTest = CountingTest;
 
 // --- tests -------------------------------------------------------------------
 
@@ -347,7 +366,7 @@ TEST_F(BatchTest, GroupsAreOpenedOncePerThreadAndReused) {
   EXPECT_EQ(internal::OpenThreadGroupCount(), open_after_first);
 }
 
-TEST(SessionTest, CountersNoneTurnsCountingOff) {
+TEST_F(SessionTest, CountersNoneTurnsCountingOff) {
   const SessionInfo info = PrepareOrDie({.counters = "none"});
   EXPECT_TRUE(info.event_lists.empty());
   const std::vector<BenchRun> runs = RunMatching("^BM_TouchPages/1/");
@@ -357,7 +376,7 @@ TEST(SessionTest, CountersNoneTurnsCountingOff) {
   PrepareOrDie({.counters = kSoftware});
 }
 
-TEST(SessionTest, CaseOwnEventsAreUsedAndOverridden) {
+TEST_F(SessionTest, CaseOwnEventsAreUsedAndOverridden) {
   PrepareOrDie({});
   std::vector<BenchRun> runs = RunMatching("^BM_OwnEvents");
   ASSERT_EQ(runs.size(), 1u);
@@ -373,7 +392,7 @@ TEST(SessionTest, CaseOwnEventsAreUsedAndOverridden) {
   PrepareOrDie({.counters = kSoftware});
 }
 
-TEST(SessionTest, CaseCanTurnItsOwnCountingOff) {
+TEST_F(SessionTest, CaseCanTurnItsOwnCountingOff) {
   PrepareOrDie({});
   const std::vector<BenchRun> runs = RunMatching("^BM_OwnNone");
   ASSERT_EQ(runs.size(), 1u);
@@ -381,7 +400,7 @@ TEST(SessionTest, CaseCanTurnItsOwnCountingOff) {
   PrepareOrDie({.counters = kSoftware});
 }
 
-TEST(SessionTest, ContextHoldsTheDesignKeys) {
+TEST_F(SessionTest, ContextHoldsTheDesignKeys) {
   const SessionInfo info = PrepareOrDie({.counters = kSoftware});
   std::vector<std::string> keys;
   for (const auto& [key, value] : info.context) keys.push_back(key);
@@ -423,7 +442,7 @@ TEST(SessionTest, ContextHoldsTheDesignKeys) {
                              internal::kRunningFractionName));
 }
 
-TEST(SessionTest, BadSpecsAreErrorsNamingTheSpec) {
+TEST_F(SessionTest, BadSpecsAreErrorsNamingTheSpec) {
   for (const char* spec : {"no-such-event", "task-clock,bogus-faults",
                            "software/config=/", "page-faults,page-faults"}) {
     absl::StatusOr<SessionInfo> info = Prepare({.counters = spec});
@@ -434,7 +453,7 @@ TEST(SessionTest, BadSpecsAreErrorsNamingTheSpec) {
   PrepareOrDie({.counters = kSoftware});
 }
 
-TEST(SessionTest, DefaultFallsBackToSoftwareEventsWithoutHardwarePmu) {
+TEST_F(SessionTest, DefaultFallsBackToSoftwareEventsWithoutHardwarePmu) {
   if (MachineHasHardwarePmu()) {
     GTEST_SKIP() << "this machine has a hardware PMU: the fallback does not "
                     "apply (DefaultIsHardwareSetWithPmu covers it)";
@@ -469,7 +488,7 @@ TEST(SessionTest, DefaultFallsBackToSoftwareEventsWithoutHardwarePmu) {
   PrepareOrDie({.counters = kSoftware});
 }
 
-TEST(SessionTest, DefaultIsHardwareSetWithPmu) {
+TEST_F(SessionTest, DefaultIsHardwareSetWithPmu) {
   if (!MachineHasHardwarePmu()) {
     GTEST_SKIP() << "no hardware PMU: /sys/bus/event_source/devices/cpu "
                     "missing";

@@ -17,6 +17,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/perf/perf_permitted.h"
 
 namespace {
 
@@ -60,6 +61,12 @@ std::vector<std::string> ListDir(const std::string& dir) {
 class E2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // Every test here counts real events (or checks what a counting run
+    // prints): where this user may not open perf events at all, skip.
+    if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
+        !why.empty()) {
+      GTEST_SKIP() << why;
+    }
     ASSERT_FALSE(CasesBinary().empty())
         << "pass --e2e_cases=PATH to the e2e_cases binary";
     std::string pattern = ::testing::TempDir() + "pmubench_e2e_XXXXXX";
