@@ -250,10 +250,7 @@ TEST(CounterGroupTest, ReadPathMakesOneSyscallPerSnapshotWhateverTheSize) {
 }
 
 TEST(CounterGroupTest, HardwareEventsGiveTheNoPmuErrorWithoutACorePmu) {
-  if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
-      !why.empty()) {
-    GTEST_SKIP() << why;
-  }
+  PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
   absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load();
   ASSERT_TRUE(pmus.ok());
   if (pmus->HasHardwarePmu()) {
@@ -273,10 +270,7 @@ TEST(CounterGroupTest, HardwareEventsGiveTheNoPmuErrorWithoutACorePmu) {
 }
 
 TEST(CounterGroupTest, UnprivilegedKernelCountingNamesParanoidAndCapPerfmon) {
-  if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
-      !why.empty()) {
-    GTEST_SKIP() << why;
-  }
+  PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
   if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to user nobody";
   const std::optional<int> paranoid = PerfEventParanoid();
   if (!paranoid || *paranoid < 2) {
@@ -316,10 +310,7 @@ TEST(CounterGroupTest, UnprivilegedKernelCountingNamesParanoidAndCapPerfmon) {
 }
 
 TEST(CounterGroupTest, RunningOutOfFileDescriptorsNamesTheLimit) {
-  if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
-      !why.empty()) {
-    GTEST_SKIP() << why;
-  }
+  PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
   const std::vector<ResolvedEvent> events =
       Resolve("task-clock,page-faults,context-switches");
   int exit_code = 0;
@@ -344,10 +335,7 @@ TEST(CounterGroupTest, RunningOutOfFileDescriptorsNamesTheLimit) {
 }
 
 TEST(CounterGroupTest, MoveTransfersTheCountersAndEmptiesTheSource) {
-  if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
-      !why.empty()) {
-    GTEST_SKIP() << why;
-  }
+  PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
   absl::StatusOr<CounterGroup> opened = OpenGroup("task-clock,page-faults");
   ASSERT_TRUE(opened.ok()) << opened.status();
   CounterGroup group = *std::move(opened);
@@ -369,10 +357,7 @@ TEST(CounterGroupTest, MoveTransfersTheCountersAndEmptiesTheSource) {
 }
 
 TEST(CounterGroupTest, ClosingReleasesEveryFileDescriptor) {
-  if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
-      !why.empty()) {
-    GTEST_SKIP() << why;
-  }
+  PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
   const int before = dup(0);
   close(before);
   {

@@ -4,8 +4,9 @@
 // that count real events skip with the reason printed: they could only fail,
 // and the error already names the remedy.
 //
-//   if (std::string why = PerfNotPermittedReason(); !why.empty())
-//     GTEST_SKIP() << why;
+//   TEST(CounterGroupTest, Counts) {
+//     PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
+//     ...
 #ifndef PMUBENCH_TESTS_PERF_PERF_PERMITTED_H_
 #define PMUBENCH_TESTS_PERF_PERF_PERMITTED_H_
 
@@ -43,5 +44,13 @@ inline std::string PerfNotPermittedReason() {
 }
 
 }  // namespace pmubench::testing
+
+// In a test body or a fixture's SetUp: skips, printing why, where this user
+// may not open perf events.
+#define PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED()                              \
+  if (std::string pmubench_why =                                           \
+          ::pmubench::testing::PerfNotPermittedReason();                   \
+      !pmubench_why.empty())                                               \
+  GTEST_SKIP() << pmubench_why
 
 #endif  // PMUBENCH_TESTS_PERF_PERF_PERMITTED_H_

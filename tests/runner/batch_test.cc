@@ -189,10 +189,7 @@ bool MachineHasHardwarePmu() {
 class CountingTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
-        !why.empty()) {
-      GTEST_SKIP() << why;
-    }
+    PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
   }
 };
 

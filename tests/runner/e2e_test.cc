@@ -63,10 +63,7 @@ class E2eTest : public ::testing::Test {
   void SetUp() override {
     // Every test here counts real events (or checks what a counting run
     // prints): where this user may not open perf events at all, skip.
-    if (std::string why = ::pmubench::testing::PerfNotPermittedReason();
-        !why.empty()) {
-      GTEST_SKIP() << why;
-    }
+    PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
     ASSERT_FALSE(CasesBinary().empty())
         << "pass --e2e_cases=PATH to the e2e_cases binary";
     std::string pattern = ::testing::TempDir() + "pmubench_e2e_XXXXXX";
