@@ -218,13 +218,10 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
   // and leaves the group open for the batches thread 0 runs here.
   std::vector<const EventSet*> used;
   std::vector<internal::ThreadGroup*> groups;
-  std::vector<const EventSet*> denied;
+  std::set<const EventSet*> tried;   // opened or denied
+  std::set<const EventSet*> denied;
   for (const EventSet* set : decided) {
-    if (set == nullptr) continue;
-    bool known = false;
-    for (const EventSet* u : used) known = known || u == set;
-    for (const EventSet* d : denied) known = known || d == set;
-    if (known) continue;
+    if (set == nullptr || !tried.insert(set).second) continue;
     absl::StatusOr<internal::ThreadGroup*> group =
         internal::ThreadGroupFor(*set);
     // Events the user did not ask for by name (the defaults, a case's own
@@ -238,7 +235,7 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
                         origin[set], ": ", group.status().message(),
                         "; running without counters");
       }
-      denied.push_back(set);
+      denied.insert(set);
       continue;
     }
     if (!group.ok()) return WithOrigin(group.status(), origin[set]);
@@ -246,9 +243,7 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
     groups.push_back(*group);
   }
   for (const EventSet*& set : decided) {
-    if (std::find(denied.begin(), denied.end(), set) != denied.end()) {
-      set = nullptr;
-    }
+    if (denied.count(set) != 0) set = nullptr;
   }
 
   for (size_t i = 0; i < cases.size(); ++i) {

@@ -136,12 +136,27 @@ def test_page_shows_context_captions_and_values(pair):
         assert series.format_value(inst.stats["real_time"].mean) in page
 
 
+def load_base():
+    """A fresh parsed copy of run_base.json, to edit."""
+    with open(BASE, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def render_edited(tmp_path_factory, stem, data):
+    """Writes `data` as STEM.json, renders it and returns the report dir."""
+    tmp = tmp_path_factory.mktemp(stem)
+    path = write(tmp / f"{stem}.json", json.dumps(data))
+    out = str(tmp / "report")
+    result = run_plot(path, "-o", out)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
 @pytest.fixture(scope="module")
 def edited(tmp_path_factory):
     """An edited copy of run_base.json: BM_PointerChase only, its argument
     renamed as ->ArgName("bytes") writes it, plus one SkipWithError run."""
-    with open(BASE, encoding="utf-8") as f:
-        data = json.load(f)
+    data = load_base()
     chase = [b for b in data["benchmarks"] if b["name"].startswith("BM_PointerChase/")]
     for b in chase:
         for key in ("name", "run_name"):
@@ -153,12 +168,7 @@ def edited(tmp_path_factory):
                   "time_unit": "ns", "error_occurred": True,
                   "error_message": "ring of 1 byte <can't> hold a node"})
     data["benchmarks"] = chase
-    tmp = tmp_path_factory.mktemp("edited")
-    path = write(tmp / "named_bytes.json", json.dumps(data))
-    out = str(tmp / "report")
-    result = run_plot(path, "-o", out)
-    assert result.returncode == 0, result.stderr
-    return out
+    return render_edited(tmp_path_factory, "named_bytes", data)
 
 
 def test_bytes_argument_gets_cache_markers_and_failures_are_listed(edited):
@@ -177,18 +187,12 @@ def grouped(tmp_path_factory):
     source files that registered them, as the runner's pmubench_case_files
     does. BM_SyscallGetpid is left out, as a plain
     BENCHMARK case would be; BM_Gone (not in the file) must change nothing."""
-    with open(BASE, encoding="utf-8") as f:
-        data = json.load(f)
+    data = load_base()
     data["context"]["pmubench_case_files"] = (
         "BM_BranchSorted=branch_prediction;BM_BranchShuffled=branch_prediction;"
         "BM_FlatHashMapLookup=mixed;BM_FirstTouch=mixed;BM_FalseSharing=mixed;"
         "BM_PointerChase=memory_hierarchy;BM_Gone=gone")
-    tmp = tmp_path_factory.mktemp("grouped")
-    path = write(tmp / "grouped.json", json.dumps(data))
-    out = str(tmp / "report")
-    result = run_plot(path, "-o", out)
-    assert result.returncode == 0, result.stderr
-    return out
+    return render_edited(tmp_path_factory, "grouped", data)
 
 
 def test_case_files_group_plots_by_source_file(grouped):
