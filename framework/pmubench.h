@@ -13,24 +13,28 @@
 //   // A case that names its own events (`--counters` still overrides them):
 //   PMU_BENCHMARK_WITH_COUNTERS(BM_Chase, "L1-dcache-load-misses,LLC-loads");
 //
-//   // Fixture form, like BENCHMARK_F:
+//   // Fixture form, written as BENCHMARK_F is:
 //   class Table : public pmubench::Fixture {
 //    public:
-//     void SetUp(pmubench::State& state) override { ... }
-//     void TearDown(pmubench::State& state) override { ... }
+//     void SetUp(const pmubench::State& state) override { ... }
+//     void TearDown(const pmubench::State& state) override { ... }
 //   };
-//   PMU_BENCHMARK_F(Table, Lookup) {   // the body sees `state`
+//   PMU_BENCHMARK_F(Table, Lookup)(pmubench::State& state) {
 //     for (auto _ : state) ...
 //   }
 //   // or, to call builders:
-//   PMU_BENCHMARK_DEFINE_F(Table, Insert) { for (auto _ : state) ... }
+//   PMU_BENCHMARK_DEFINE_F(Table, Insert)(pmubench::State& st) { ... }
 //   PMU_BENCHMARK_REGISTER_F(Table, Insert)->Arg(8);
+//
+// Every BENCHMARK* macro of Google Benchmark 1.7.1 has its PMU_BENCHMARK*
+// twin (registration_macros.h), so a Google Benchmark file converts by search
+// and replace; PMUBENCH_MAIN() replaces BENCHMARK_MAIN().
 //
 // Every PMU_BENCHMARK* macro returns benchmark::internal::Benchmark*, so every
 // builder call (Arg, Range, Threads, Repetitions, MinTime, Unit, ...) and every
 // --benchmark_* flag works unchanged. Plain BENCHMARK cases may live in the
 // same binary and report time only. Link `pmubench_main` for a main() that
-// adds --counters and the pmubench_* JSON context.
+// adds --counters and the pmubench_* JSON context (or write PMUBENCH_MAIN()).
 #ifndef PMUBENCH_FRAMEWORK_PMUBENCH_H_
 #define PMUBENCH_FRAMEWORK_PMUBENCH_H_
 
@@ -38,6 +42,7 @@
 
 #include "framework/runner/fixture.h"
 #include "framework/runner/registration.h"
+#include "framework/runner/registration_macros.h"
 #include "framework/runner/state.h"
 
 #endif  // PMUBENCH_FRAMEWORK_PMUBENCH_H_

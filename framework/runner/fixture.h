@@ -4,16 +4,21 @@
 //
 //   class Table : public pmubench::Fixture {
 //    public:
-//     void SetUp(pmubench::State& state) override {
+//     void SetUp(const pmubench::State& state) override {
 //       map_ = Fill(state.range(0));
 //     }
-//     void TearDown(pmubench::State&) override { map_.clear(); }
+//     void TearDown(const pmubench::State&) override { map_.clear(); }
 //    protected:
 //     absl::flat_hash_map<int, int> map_;
 //   };
-//   PMU_BENCHMARK_F(Table, Lookup) {
+//   PMU_BENCHMARK_F(Table, Lookup)(pmubench::State& state) {
 //     for (auto _ : state) benchmark::DoNotOptimize(map_.find(42));
 //   }
+//
+// As in benchmark::Fixture, SetUp and TearDown come in two overloads, taking
+// `const State&` or `State&`; each default calls the other's const form, so a
+// Google Benchmark fixture converted by search and replace overrides the one
+// it overrode before.
 //
 // NOTE: as with benchmark::Fixture, one object serves every thread of a
 // ->Threads(n) case; SetUp/TearDown run on each thread concurrently.
@@ -28,14 +33,18 @@ class Fixture {
  public:
   virtual ~Fixture() = default;
 
-  virtual void SetUp(State&) {}
-  virtual void TearDown(State&) {}
+  virtual void SetUp(const State&) {}
+  virtual void TearDown(const State&) {}
+  virtual void SetUp(State& state) { SetUp(static_cast<const State&>(state)); }
+  virtual void TearDown(State& state) {
+    TearDown(static_cast<const State&>(state));
+  }
 
   // SetUp, the case body, TearDown.
   void Run(State& state) {
-    SetUp(state);
+    this->SetUp(state);
     BenchmarkCase(state);
-    TearDown(state);
+    this->TearDown(state);
   }
 
  protected:

@@ -20,9 +20,11 @@
 #include "benchmark/benchmark.h"
 #include "framework/perf/event_spec.h"
 #include "framework/perf/pmu.h"
+#include "framework/runner/build_info.h"
 #include "framework/runner/command_line.h"
 #include "framework/runner/console_reporter.h"
 #include "framework/runner/output_file.h"
+#include "framework/runner/run_main.h"
 #include "framework/runner/session.h"
 
 ABSL_FLAG(std::string, counters, "",
@@ -78,7 +80,7 @@ benchmark::ConsoleReporter::OutputOptions ConsoleOptions(int argc,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int pmubench::RunMain(int argc, char** argv) {
   const std::string_view program = argc > 0 ? argv[0] : "pmubench";
   if (pmubench::WantsHelp(argc, argv)) {
     std::cout << pmubench::HelpText(program, OwnFlags());
@@ -126,6 +128,7 @@ int main(int argc, char** argv) {
   for (const auto& [key, value] : session->context) {
     benchmark::AddCustomContext(key, value);
   }
+  pmubench::ReportCaseBuild(std::cerr);
 
   std::unique_ptr<benchmark::BenchmarkReporter> display;
   if (format == "console") {

@@ -7,7 +7,7 @@ bool State::StartBatch() {
   // KeepRunningBatch(max_iterations) starts the timer and claims the whole
   // batch; it returns false only when an error was set before the loop, in
   // which case Google Benchmark has already finished the batch itself.
-  if (!gb_.KeepRunningBatch(max_iterations)) {
+  if (!gb_.KeepRunningBatch(batch_iterations_)) {
     phase_ = Phase::kFinished;
     return false;
   }

@@ -54,6 +54,12 @@ class State {
   // `while (state.KeepRunning()) { ... }`: true exactly max_iterations times.
   BENCHMARK_ALWAYS_INLINE bool KeepRunning();
 
+  // `while (state.KeepRunningBatch(n)) { n iterations }`, as in Google
+  // Benchmark: true ceil(max_iterations / n) times, and the batch then holds
+  // (and its time and counts are divided by) that many times n iterations,
+  // so per-iteration counts are exact, as with the range-for loop.
+  BENCHMARK_ALWAYS_INLINE bool KeepRunningBatch(benchmark::IterationCount n);
+
   // Counters pause and resume with the timer (stop snapshot, then the timer;
   // resume in reverse), so work done while paused is not counted.
   void PauseTiming();
@@ -106,6 +112,9 @@ class State {
   Phase phase_ = Phase::kNotStarted;
   bool paused_ = false;
   benchmark::IterationCount keep_running_left_ = 0;
+  // What StartBatch claims from Google Benchmark: max_iterations, or a
+  // multiple of KeepRunningBatch's n.
+  benchmark::IterationCount batch_iterations_ = max_iterations;
 };
 
 struct State::StateIterator {
@@ -159,6 +168,24 @@ inline BENCHMARK_ALWAYS_INLINE bool State::KeepRunning() {
   if (phase_ == Phase::kNotStarted && StartBatch()) {
     keep_running_left_ = max_iterations - 1;
     return true;
+  }
+  FinishBatch();
+  return false;
+}
+
+inline BENCHMARK_ALWAYS_INLINE bool State::KeepRunningBatch(
+    benchmark::IterationCount n) {
+  if (BENCHMARK_BUILTIN_EXPECT(keep_running_left_ != 0, true)) {
+    --keep_running_left_;
+    return true;
+  }
+  if (phase_ == Phase::kNotStarted && n > 0) {
+    const benchmark::IterationCount batches = (max_iterations + n - 1) / n;
+    batch_iterations_ = batches * n;
+    if (StartBatch()) {
+      keep_running_left_ = batches - 1;
+      return true;
+    }
   }
   FinishBatch();
   return false;

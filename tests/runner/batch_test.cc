@@ -152,7 +152,7 @@ class PagesFixture : public Fixture {
   std::unique_ptr<FreshPages> pages_;
 };
 
-PMU_BENCHMARK_DEFINE_F(PagesFixture, Touch) {
+PMU_BENCHMARK_DEFINE_F(PagesFixture, Touch)(State& state) {
   for (auto _ : state) pages_->TouchNext(6);
 }
 PMU_BENCHMARK_REGISTER_F(PagesFixture, Touch)->Iterations(40);
@@ -167,7 +167,7 @@ class SetUpFaultsFixture : public Fixture {
   }
 };
 
-PMU_BENCHMARK_F(SetUpFaultsFixture, SetUpOnly) {
+PMU_BENCHMARK_F(SetUpFaultsFixture, SetUpOnly)(State& state) {
   for (auto _ : state) benchmark::ClobberMemory();
 }
 
