@@ -1,0 +1,40 @@
+# `cmake --install`: headers under include/pmubench (included as
+# "framework/pmubench.h"), the libraries, the CMake package
+# (find_package(pmubench) gives pmubench::pmubench, pmubench::pmubench_main
+# and pmubench::pmubench_perf) and pmubench.pc for pkg-config.
+include(CMakePackageConfigHelpers)
+include(GNUInstallDirs)
+
+set(PMUBENCH_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/pmubench)
+
+install(FILES ${PROJECT_SOURCE_DIR}/framework/pmubench.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pmubench/framework)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/framework/perf
+                  ${PROJECT_SOURCE_DIR}/framework/runner
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pmubench/framework
+        FILES_MATCHING PATTERN "*.h")
+
+install(TARGETS pmubench_perf pmubench pmubench_main
+        EXPORT pmubenchTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT pmubenchTargets
+        NAMESPACE pmubench::
+        DESTINATION ${PMUBENCH_CMAKE_DIR})
+
+configure_package_config_file(
+  ${CMAKE_CURRENT_LIST_DIR}/pmubenchConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/pmubenchConfig.cmake
+  INSTALL_DESTINATION ${PMUBENCH_CMAKE_DIR})
+# 0.x: a minor version may change the API.
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/pmubenchConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/pmubenchConfig.cmake
+              ${PROJECT_BINARY_DIR}/pmubenchConfigVersion.cmake
+        DESTINATION ${PMUBENCH_CMAKE_DIR})
+
+configure_file(${CMAKE_CURRENT_LIST_DIR}/pmubench.pc.in
+               ${PROJECT_BINARY_DIR}/pmubench.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/pmubench.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
