@@ -3,7 +3,7 @@
 // the --benchmark_out JSON file.
 //
 // The binary's path comes from --e2e_cases=PATH (Bazel passes
-// $(rootpath :e2e_cases)) or from PMUBENCH_E2E_CASES_PATH (CMake).
+// $(rootpath :runner_e2e_cases)) or from PMUBENCH_E2E_CASES_PATH (CMake).
 #include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
