@@ -26,7 +26,9 @@ _PMUBENCH_ROOT_FILE = Label("//:WORKSPACE")
 
 def _pmubench_subdirectory_impl(rctx):
     root = rctx.path(rctx.attr._root_file).dirname
-    source = root.get_child(rctx.attr.subdirectory)
+    source = root
+    for part in rctx.attr.subdirectory.split("/"):  # get_child: one name
+        source = source.get_child(part)
     if not source.exists:
         fail("pmubench: %s is missing from %s" % (rctx.attr.subdirectory, root))
     for child in source.readdir():

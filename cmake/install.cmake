@@ -34,6 +34,11 @@ install(FILES ${PROJECT_BINARY_DIR}/pmubenchConfig.cmake
               ${PROJECT_BINARY_DIR}/pmubenchConfigVersion.cmake
         DESTINATION ${PMUBENCH_CMAKE_DIR})
 
+# Relocatable: the prefix is found from the .pc file's own directory, so
+# `cmake --install --prefix P` gives a pmubench.pc that points into P.
+file(RELATIVE_PATH PMUBENCH_PC_TO_PREFIX
+     /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+string(REGEX REPLACE "/$" "" PMUBENCH_PC_TO_PREFIX "${PMUBENCH_PC_TO_PREFIX}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/pmubench.pc.in
                ${PROJECT_BINARY_DIR}/pmubench.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/pmubench.pc

@@ -86,7 +86,8 @@ bazel_consumer() {
   cd "$here/bazel"
   # No convenience symlinks inside pmubench's tree; Bazel's default
   # compilation mode (fastbuild, no -O), so the run must warn.
-  bazel build --symlink_prefix=/ //:bench
+  # --nosandbox_debug: Debian's /etc/bazel/bazelrc floods the log otherwise.
+  bazel build --symlink_prefix=/ --nosandbox_debug //:bench
   local bin
   bin=$(bazel info --symlink_prefix=/ bazel-bin)/bench
   run_bench "$bin" false
