@@ -65,9 +65,14 @@ _ABSL_LIBRARIES = [
     "absl_log_severity",
 ]
 
+def _system_library(name, **attrs):
+    # A repository the calling WORKSPACE declared itself is left as it is.
+    if not native.existing_rule(name):
+        system_library(name = name, **attrs)
+
 def pmubench_system_libraries():
     """Declares one repository per Debian package the C++ build needs."""
-    system_library(
+    _system_library(
         name = "system_absl",
         package = "libabsl-dev",
         include_dirs = ["absl"],
@@ -97,7 +102,7 @@ def pmubench_system_libraries():
 
     # libbenchmark only: pmubench supplies its own main (//framework:pmubench_main),
     # so libbenchmark_main is never linked.
-    system_library(
+    _system_library(
         name = "system_benchmark",
         package = "libbenchmark-dev",
         include_dirs = ["benchmark"],
@@ -107,7 +112,7 @@ def pmubench_system_libraries():
     )
 
     # Debian ships googletest as static archives: dependents come first.
-    system_library(
+    _system_library(
         name = "system_googletest",
         package = "libgtest-dev libgmock-dev",
         include_dirs = ["gtest", "gmock"],
@@ -119,7 +124,7 @@ def pmubench_system_libraries():
         linkopts = ["-pthread"],
     )
 
-    system_library(
+    _system_library(
         name = "system_libpfm",
         package = "libpfm4-dev",
         include_dirs = ["perfmon"],
