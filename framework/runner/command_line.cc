@@ -1,11 +1,13 @@
 #include "framework/runner/command_line.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "framework/perf/string_view_bridge.h"
@@ -100,6 +102,21 @@ std::optional<std::string> PeekFlag(int argc, char** argv,
     }
   }
   return found;
+}
+
+std::string EnvVarOf(std::string_view name) {
+  return absl::AsciiStrToUpper(AsAbsl(name));
+}
+
+std::optional<std::string> FlagOrEnv(int argc, char** argv,
+                                     std::string_view name) {
+  if (std::optional<std::string> flag = PeekFlag(argc, argv, name)) {
+    return flag;
+  }
+  if (const char* env = std::getenv(EnvVarOf(name).c_str())) {
+    return std::string(env);
+  }
+  return std::nullopt;
 }
 
 bool WantsHelp(int argc, char** argv) {
