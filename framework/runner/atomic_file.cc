@@ -85,8 +85,10 @@ absl::Status AtomicFile::Open(const std::string& path) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": directory '", dir, "' does not exist; create it first"));
   }
-  unnamed_fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-  const int error = errno;
+  if (method_ == Method::kUnnamed) {
+    unnamed_fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+  }
+  const int error = method_ == Method::kUnnamed ? errno : EOPNOTSUPP;
   if (unnamed_fd_ >= 0 && ::access("/proc/self/fd", X_OK) == 0) {
     return absl::OkStatus();
   }

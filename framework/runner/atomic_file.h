@@ -24,7 +24,11 @@ namespace pmubench {
 
 class AtomicFile {
  public:
-  AtomicFile() = default;
+  // kNamedTemporary is the fallback for file systems without O_TMPFILE;
+  // asking for it directly is for tests.
+  enum class Method { kUnnamed, kNamedTemporary };
+
+  explicit AtomicFile(Method method = Method::kUnnamed) : method_(method) {}
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
   ~AtomicFile();
@@ -44,6 +48,7 @@ class AtomicFile {
   absl::Status LinkUnnamed();
   absl::Status CommitNamed(std::string_view content);
 
+  Method method_;
   std::string path_;
   int unnamed_fd_ = -1;  // O_TMPFILE descriptor, or -1 for the named fallback
 };
