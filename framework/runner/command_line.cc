@@ -156,14 +156,19 @@ std::string HelpText(std::string_view program,
       "  --benchmark_report_aggregates_only={true|false}\n"
       "  --benchmark_display_aggregates_only={true|false}\n"
       "  --benchmark_format=<console|json|csv>\n"
-      "  --benchmark_out=<filename>   (written whole or not at all)\n"
+      "  --benchmark_out=<filename>\n"
+      "      Written whole or not at all, as strict JSON (no NaN). Relative\n"
+      "      to $BUILD_WORKING_DIRECTORY when set (the directory `bazel run`\n"
+      "      was started from), else to the current directory. Also read\n"
+      "      from $BENCHMARK_OUT, like every flag here from $BENCHMARK_*.\n"
       "  --benchmark_out_format=<json|console|csv>\n"
       "  --benchmark_color={auto|true|false}\n"
       "  --benchmark_counters_tabular={true|false}\n"
       "  --benchmark_context=<key>=<value>,...\n"
       "  --benchmark_time_unit={ns|us|ms|s}\n"
       "Exit status: 0 after a run (failed cases are marked in the output), "
-      "2 on bad flags or events or when no benchmark ran.\n");
+      "2 on bad flags or events or when no benchmark ran, 1 when the "
+      "--benchmark_out file could not be written whole.\n");
   return text;
 }
 
