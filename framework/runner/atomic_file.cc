@@ -85,8 +85,9 @@ absl::Status AtomicFile::Open(const std::string& path) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": directory '", dir, "' does not exist; create it first"));
   }
+  // Mode 0666 less the umask, as std::ofstream would create it.
   if (method_ == Method::kUnnamed) {
-    unnamed_fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    unnamed_fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
   }
   const int error = method_ == Method::kUnnamed ? errno : EOPNOTSUPP;
   if (unnamed_fd_ >= 0 && ::access("/proc/self/fd", X_OK) == 0) {
@@ -153,7 +154,7 @@ absl::Status AtomicFile::CommitNamed(std::string_view content) {
   const std::string temp = absl::StrCat(path_, ".tmp.", ::getpid());
   TerminationSignalsBlocked blocked;
   const int fd = ::open(temp.c_str(),
-                        O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                        O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) return ErrnoError(temp, "open", errno);
   int error = WriteAll(fd, content);
   std::string_view failed = "write";
