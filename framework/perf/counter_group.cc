@@ -13,7 +13,9 @@
 #include "absl/strings/str_join.h"
 #include "framework/perf/counter_math.h"
 #include "framework/perf/mmap_reader.h"
+#include "framework/perf/machine.h"
 #include "framework/perf/perf_errors.h"
+#include "framework/perf/user_read.h"
 
 namespace pmubench::perf {
 namespace {
@@ -63,6 +65,25 @@ void ClearExcludeBits(perf_event_attr& attr) {
   attr.exclude_idle = 0;
   attr.exclude_host = 0;
   attr.exclude_guest = 0;
+}
+
+// What decides whether user space may read `e`'s counter, for the notice.
+UserReadFacts FactsFor(const OpenedEvent& e, const perf_event_mmap_page* page) {
+  UserReadFacts facts;
+  facts.spec = e.event.spec;
+  facts.core_pmu = e.event.core_pmu;
+  facts.user_read_term_set = e.event.user_read_term_set;
+  facts.page_mapped = page != nullptr;
+  facts.perf_user_access = PerfUserAccess();
+  facts.x86_rdpmc = ReadIntFile(absl::StrCat(
+      kDefaultSysfsRoot, "/", e.event.core_pmu.empty() ? "cpu" : e.event.core_pmu,
+      "/rdpmc"));
+  if (page != nullptr) {
+    const volatile perf_event_mmap_page* pc = page;
+    facts.cap_user_rdpmc = pc->cap_user_rdpmc;
+    facts.index = pc->index;
+  }
+  return facts;
 }
 
 std::string SpecList(const std::vector<OpenedEvent>& events) {
@@ -134,20 +155,38 @@ absl::StatusOr<CounterGroup> CounterGroup::Open(
         ": ", std::strerror(err)));
   }
 
-  // After the enable the kernel has scheduled the pinned group and filled
-  // each page's cap_user_rdpmc and index (arch_perf_update_userpage).
-  bool all_rdpmc = options.use_rdpmc;
-  for (perf_event_mmap_page* page : group.pages_) {
-    all_rdpmc = all_rdpmc && page != nullptr && ReadMmapPage(page).has_value();
-  }
-  group.all_rdpmc_ = all_rdpmc;
-  for (OpenedEvent& e : group.events_) {
-    e.read_method = all_rdpmc ? ReadMethod::kRdpmc : ReadMethod::kRead;
-  }
+  group.ChooseReadMethod(options.use_rdpmc);
 
   absl::Status health = group.Health();
   if (!health.ok()) return health;
   return group;
+}
+
+// After the enable the kernel has scheduled the pinned group and filled each
+// page's cap_user_rdpmc and index (arch_perf_update_userpage). The group is
+// read in user space only when every member's page allows it.
+void CounterGroup::ChooseReadMethod(bool use_rdpmc) {
+  const size_t n = events_.size();
+  std::vector<bool> readable(n, false);
+  int first_unreadable = -1;
+  for (size_t i = 0; i < n; ++i) {
+    readable[i] = pages_[i] != nullptr && ReadMmapPage(pages_[i]).has_value();
+    if (!readable[i] && first_unreadable < 0) first_unreadable = static_cast<int>(i);
+  }
+  all_rdpmc_ = use_rdpmc && first_unreadable < 0;
+  for (size_t i = 0; i < n; ++i) {
+    OpenedEvent& e = events_[i];
+    e.read_method = all_rdpmc_ ? ReadMethod::kRdpmc : ReadMethod::kRead;
+    if (all_rdpmc_ || !use_rdpmc) continue;
+    if (readable[i]) {
+      e.read_fallback_reason = absl::StrCat(
+          "'", e.event.spec, "' is read with read(2): its group also holds '",
+          events_[first_unreadable].event.spec,
+          "', which user space cannot read; count it in a group of its own");
+    } else if (e.event.needs_hardware_pmu) {
+      e.read_fallback_reason = UserReadRefusalReason(FactsFor(e, pages_[i]));
+    }
+  }
 }
 
 CounterGroup::CounterGroup(CounterGroup&& other) noexcept

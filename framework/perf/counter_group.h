@@ -74,6 +74,14 @@ struct OpenedEvent {
   // PERF_PMU_CAP_NO_EXCLUDE such as msr) and the event was opened without
   // them: it then counts user and kernel alike, whatever its modifiers say.
   bool exclude_bits_cleared = false;
+  // Why this hardware event is read with read(2) although user-space reads
+  // were wanted, with the knob that allows them on this architecture
+  // (`sysctl kernel.perf_user_access=1` on arm64, cpu/rdpmc on x86), or why
+  // its group is (a member user space cannot read). Empty when the event is
+  // read in user space, when the caller turned user reads off
+  // (GroupOptions::use_rdpmc), and for events without a hardware counter
+  // (software, msr): nothing would enable those. For a one-time notice.
+  std::string read_fallback_reason;
 };
 
 class CounterGroup {
@@ -114,6 +122,7 @@ class CounterGroup {
  private:
   CounterGroup() = default;
   void Close() noexcept;
+  void ChooseReadMethod(bool use_rdpmc);
   bool ReadSyscall(GroupSnapshot& out) noexcept;
 
   GroupOptions options_;

@@ -19,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "framework/perf/event_spec.h"
+#include "framework/perf/machine.h"
 #include "framework/perf/mmap_reader.h"
 #include "framework/perf/perf_errors.h"
 #include "framework/perf/pmu.h"
@@ -127,8 +128,11 @@ TEST(CounterGroupTest, SoftwareGroupOpensWithDesignAttributes) {
                      PERF_FORMAT_TOTAL_TIME_RUNNING});
   EXPECT_EQ(member.pinned, 0u);
   EXPECT_EQ(member.disabled, 0u);
-  // Software events have no hardware counter: cap_user_rdpmc is 0.
+  // Software events have no hardware counter: cap_user_rdpmc is 0, and no
+  // knob would change that, so there is no fallback notice.
   EXPECT_EQ(group->events()[0].read_method, ReadMethod::kRead);
+  EXPECT_EQ(group->events()[0].read_fallback_reason, "");
+  EXPECT_EQ(group->events()[1].read_fallback_reason, "");
   EXPECT_TRUE(group->Health().ok()) << group->Health();
 }
 
@@ -412,8 +416,8 @@ TEST(DeltaTest, NoElapsedTimeKeepsTheRawCount) {
 std::string NoCorePmuReason() {
   absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load();
   if (pmus.ok() && pmus->HasHardwarePmu()) return "";
-  return "no hardware PMU: /sys/bus/event_source/devices/cpu missing (a VM "
-         "without a virtual PMU?)";
+  return "no hardware PMU: no core PMU (cpu, cpu_core, armv8_*, ...) under "
+         "/sys/bus/event_source/devices (a VM without a virtual PMU?)";
 }
 
 TEST(HardwareCounterGroupTest, CyclesAndInstructionsCountThroughRdpmc) {
@@ -422,11 +426,20 @@ TEST(HardwareCounterGroupTest, CyclesAndInstructionsCountThroughRdpmc) {
   SKIP_IF_NOT_PERMITTED(group.status());
   ASSERT_TRUE(group.ok()) << group.status();
   absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load();
-  if (pmus->RdpmcSetting().value_or(1) == 0) {
-    EXPECT_EQ(group->events()[0].read_method, ReadMethod::kRead);
-    GTEST_SKIP() << "rdpmc disabled in sysfs (cpu/rdpmc = 0)";
+  const OpenedEvent& cycles = group->events()[0];
+  // The knob of this architecture is off: read(2), and the notice says how
+  // to turn it on.
+  if ((HostArch() == Arch::kArm64 && PerfUserAccess().value_or(0) == 0) ||
+      (HostArch() == Arch::kX86_64 && pmus->RdpmcSetting().value_or(1) == 0)) {
+    EXPECT_EQ(cycles.read_method, ReadMethod::kRead);
+    EXPECT_THAT(cycles.read_fallback_reason,
+                HasSubstr(HostArch() == Arch::kArm64 ? "perf_user_access"
+                                                      : "/rdpmc"));
+    GTEST_SKIP() << cycles.read_fallback_reason;
   }
-  EXPECT_EQ(group->events()[0].read_method, ReadMethod::kRdpmc);
+  EXPECT_EQ(cycles.read_method, ReadMethod::kRdpmc)
+      << cycles.read_fallback_reason;
+  EXPECT_EQ(cycles.read_fallback_reason, "");
   GroupSnapshot a, b;
   ASSERT_TRUE(group->Snapshot(a));
   EXPECT_FALSE(a.used_read_syscall);
