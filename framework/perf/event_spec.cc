@@ -147,6 +147,14 @@ absl::Status ApplyFormatTerm(const FormatField& field, absl::string_view name,
 absl::Status ApplyAlias(const EventAlias& alias, absl::string_view name,
                         absl::string_view spec, size_t pos, const Pmu& pmu,
                         ResolvedEvent& event, std::set<std::string>& written) {
+  if (!alias.bad_scale.empty()) {
+    return SpecError(
+        absl::StatusCode::kInvalidArgument, spec, pos,
+        absl::StrCat("alias \"", name, "\" of PMU ", pmu.name,
+                     " has a scale that is not a positive finite number (",
+                     alias.bad_scale, "); count it unscaled with its terms: ",
+                     pmu.name, "/", alias.terms, "/"));
+  }
   absl::Status expanded =
       ApplyTerms(alias.terms, 0, alias.terms, pmu,
                  /*allow_aliases=*/false, event, written);

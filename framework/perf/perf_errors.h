@@ -11,8 +11,13 @@
 #ifndef PMUBENCH_FRAMEWORK_PERF_PERF_ERRORS_H_
 #define PMUBENCH_FRAMEWORK_PERF_PERF_ERRORS_H_
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "framework/perf/event_spec.h"
+#include "framework/perf/machine.h"
 
 namespace pmubench::perf {
 
@@ -26,6 +31,27 @@ inline constexpr char kNoHardwarePmuRemedy[] =
 // member number `index` of a group of `group_size` events.
 absl::Status PerfOpenError(int err, const ResolvedEvent& event, int index,
                            int group_size);
+
+// InvalidArgument for an explicit :u or :k on a PMU that cannot separate
+// user and kernel (it rejects every exclude_* bit: msr, most uncore PMUs),
+// naming the spec and the modifier to drop.
+absl::Status ModifierNotSeparableError(const ResolvedEvent& event);
+
+// True when `event` may be counted on a fixed-function counter of `arch`
+// rather than a general-purpose one: x86 generic cycles, instructions and
+// ref-cycles (Intel's fixed counters); arm64 cycles (PMCCNTR_EL0, event
+// 0x11). Dropping such an event frees no general-purpose counter.
+bool MayUseFixedCounter(const ResolvedEvent& event, Arch arch);
+
+// FailedPrecondition for a pinned group the PMU could not schedule (read(2)
+// returns 0 bytes after the enable): names the group, the counter count
+// (`counters` from CPUID, or what `arch` allows to say), and the last event
+// whose removal frees a general-purpose counter.
+absl::Status GroupErrorStateError(const std::vector<ResolvedEvent>& events,
+                                  Arch arch, std::optional<int> counters);
+
+// "6 general-purpose counters", or why the number is unknown on `arch`.
+std::string CounterCountText(Arch arch, std::optional<int> counters);
 
 }  // namespace pmubench::perf
 

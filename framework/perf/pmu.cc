@@ -1,6 +1,7 @@
 #include "framework/perf/pmu.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -55,10 +56,15 @@ std::map<std::string, EventAlias> LoadAliases(const fs::path& dir) {
     if (!terms) continue;
     EventAlias alias;
     alias.terms = *terms;
-    if (std::optional<std::string> scale =
-            ReadTrimmedFile((dir / (name + ".scale")).string())) {
+    const std::string scale_path = (dir / (name + ".scale")).string();
+    if (std::optional<std::string> scale = ReadTrimmedFile(scale_path)) {
       double value = 1.0;
-      if (absl::SimpleAtod(*scale, &value)) alias.scale = value;
+      if (absl::SimpleAtod(*scale, &value) && std::isfinite(value) &&
+          value > 0) {
+        alias.scale = value;
+      } else {
+        alias.bad_scale = absl::StrCat(scale_path, " = \"", *scale, "\"");
+      }
     }
     if (std::optional<std::string> unit =
             ReadTrimmedFile((dir / (name + ".unit")).string())) {

@@ -39,6 +39,10 @@ struct EventAlias {
   std::string terms;
   double scale = 1.0;
   std::string unit;
+  // Non-empty when the .scale file holds no positive finite number (nan,
+  // inf, 0, negative, not a number): the file's path and content. Using the
+  // alias is then an error; scale stays 1.
+  std::string bad_scale;
 };
 
 struct Pmu {

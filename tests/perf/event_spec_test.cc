@@ -265,6 +265,19 @@ TEST(EventSpecTest, AliasesCarryScaleAndUnit) {
   EXPECT_EQ(plain->unit, "");
 }
 
+TEST(EventSpecTest, AliasWithABadScaleIsAnErrorNamingTheFile) {
+  SyntheticSysfs sysfs;
+  sysfs.AddPmu("power", 20, {{"event", "config:0-7"}},
+               {{"energy-pkg", "event=0x02"}, {"energy-pkg.scale", "nan"}});
+  absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load(sysfs.root());
+  ASSERT_TRUE(pmus.ok());
+  absl::StatusOr<ResolvedEvent> e = ResolveEvent("power/energy-pkg/", *pmus);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(e.status().message(), HasSubstr("energy-pkg.scale = \"nan\""));
+  EXPECT_THAT(e.status().message(), HasSubstr("power/event=0x02/"));
+}
+
 TEST(EventSpecTest, HardwareNeedsAPmuSoftwareDoesNot) {
   absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load("/nonexistent/sysfs");
   ASSERT_TRUE(pmus.ok());

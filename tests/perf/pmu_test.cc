@@ -3,6 +3,7 @@
 #include "framework/perf/pmu.h"
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,28 @@ TEST(PmuTest, ArmNamedPmuWithoutCpusOrEventTermIsNotACorePmu) {
   EXPECT_TRUE(pmus->Find("apple_firestorm_pmu")->is_core);
   EXPECT_EQ(pmus->CorePmu()->name, "apple_firestorm_pmu");  // CPUs 4-7
   EXPECT_TRUE(pmus->IsHybrid());
+}
+
+TEST(PmuTest, AliasScalesThatAreNotPositiveFiniteAreRejected) {
+  SyntheticSysfs sysfs;
+  std::map<std::string, std::string> events = {{"good", "event=0x1"},
+                                               {"good.scale", "2.5e-10"}};
+  for (const char* bad : {"nan", "inf", "-inf", "-1", "0", "abc"}) {
+    const std::string name = std::string("bad_") + (bad[0] == '-' ? bad + 1 : bad);
+    events[name] = "event=0x2";
+    events[name + ".scale"] = bad;
+  }
+  sysfs.AddPmu("power", 20, {{"event", "config:0-7"}}, events);
+  absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load(sysfs.root());
+  ASSERT_TRUE(pmus.ok()) << pmus.status();
+  const Pmu* power = pmus->Find("power");
+  EXPECT_DOUBLE_EQ(power->aliases.at("good").scale, 2.5e-10);
+  EXPECT_EQ(power->aliases.at("good").bad_scale, "");
+  for (const auto& [name, alias] : power->aliases) {
+    if (name == "good") continue;
+    EXPECT_EQ(alias.scale, 1.0) << name;
+    EXPECT_THAT(alias.bad_scale, HasSubstr(name + ".scale = ")) << name;
+  }
 }
 
 TEST(PmuTest, MachineWithoutCorePmuAndMissingRoot) {
