@@ -272,7 +272,7 @@ absl::StatusOr<ResolvedEvent> ResolveSysfsSpec(absl::string_view spec,
     return SpecError(
         absl::StatusCode::kNotFound, spec, 0,
         absl::StrCat("no PMU named \"", pmu_name, "\" under ", pmus.root(),
-                     DidYouMean(NearNames(pmu_name, names)),
+                     DidYouMean(NearNames(AsStd(pmu_name), names)),
                      "; PMUs here: ", absl::StrJoin(names, ", ")));
   }
   ResolvedEvent event;
@@ -349,7 +349,7 @@ absl::StatusOr<ResolvedEvent> ResolveNamedSpec(absl::string_view spec,
   ResolvedEvent event;
   event.spec = std::string(spec);
   event.modifiers = modifiers;
-  if (std::optional<NamedEvent> named = FindNamedEvent(name)) {
+  if (std::optional<NamedEvent> named = FindNamedEvent(AsStd(name))) {
     event.type = named->type;
     event.config = named->config;
     event.needs_hardware_pmu = IsHardwareType(named->type);
@@ -362,7 +362,8 @@ absl::StatusOr<ResolvedEvent> ResolveNamedSpec(absl::string_view spec,
     event.needs_hardware_pmu = true;
     event.pmu_name = "raw";
   } else {
-    std::vector<std::string> near = NearNames(name, KnownEventNames(pmus));
+    std::vector<std::string> near =
+        NearNames(AsStd(name), KnownEventNames(pmus));
     // "tsc" should suggest "msr/tsc/": compare against the alias part too.
     for (const std::string& pmu_name : pmus.Names()) {
       const Pmu* pmu = pmus.Find(pmu_name);

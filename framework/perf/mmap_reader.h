@@ -7,8 +7,9 @@
 // code passes RdpmcInstruction / RdtscInstruction.
 //
 // NOTE: the reader never builds a status; "no value" means "use read(2)"
-// (the event is not on a hardware counter now, index == 0, or the kernel
-// does not allow user rdpmc, cap_user_rdpmc == 0).
+// (the event is not on a hardware counter now, index == 0; the kernel does
+// not allow user reads, cap_user_rdpmc == 0; or the times cannot be brought
+// up to date, cap_user_time == 0 while enabled != running).
 #ifndef PMUBENCH_FRAMEWORK_PERF_MMAP_READER_H_
 #define PMUBENCH_FRAMEWORK_PERF_MMAP_READER_H_
 

@@ -21,8 +21,8 @@
 
 namespace pmubench::perf {
 
-// The one-line remedy for a machine without a hardware PMU; the runner
-// prints it when it falls back to software events.
+// The one-line remedy for a machine without a hardware PMU; part of the
+// NotFound status of hardware events there.
 inline constexpr char kNoHardwarePmuRemedy[] =
     "this machine exposes no hardware PMU (a VM without a virtual PMU?); use "
     "software events such as task-clock,page-faults";
