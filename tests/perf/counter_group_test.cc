@@ -595,5 +595,36 @@ TEST(HardwareCounterGroupTest, OverfullPinnedGroupReportsErrorState) {
   EXPECT_THAT(second.status().message(), HasSubstr("drop"));
 }
 
+// Grows a pinned group behind a cycles leader until the PMU refuses it, on
+// any architecture and without knowing the counter count: the refusal names
+// counters, and in error state the advice names an event that frees a
+// general-purpose counter, never cycles (its own counter on arm64 and x86).
+TEST(HardwareCounterGroupTest, OverfullGroupAdviceNeverNamesCycles) {
+  if (std::string why = NoCorePmuReason(); !why.empty()) GTEST_SKIP() << why;
+  // x86 may put instructions on a fixed counter too; branch-misses never.
+  const char* filler =
+      HostArch() == Arch::kX86_64 ? "branch-misses" : "instructions";
+  std::vector<ResolvedEvent> events = {Resolve("cycles").at(0)};
+  const ResolvedEvent member = Resolve(filler).at(0);
+  absl::Status failure;
+  while (failure.ok() && static_cast<int>(events.size()) < kMaxGroupEvents) {
+    events.push_back(member);
+    absl::StatusOr<CounterGroup> group = CounterGroup::Open(events, {});
+    failure = group.status();
+  }
+  SKIP_IF_NOT_PERMITTED(failure);
+  ASSERT_FALSE(failure.ok()) << kMaxGroupEvents << " events fit at once";
+  std::printf("refused at %zu events: %s\n", events.size(),
+              std::string(failure.message()).c_str());
+  EXPECT_THAT(failure.message(), HasSubstr("counters"));
+  if (absl::IsFailedPrecondition(failure)) {
+    EXPECT_THAT(failure.message(), HasSubstr("error state"));
+    EXPECT_THAT(failure.message(), HasSubstr(absl::StrCat("e.g. \"", filler)));
+    EXPECT_THAT(failure.message(), Not(HasSubstr("e.g. \"cycles\"")));
+  } else {
+    EXPECT_EQ(failure.code(), absl::StatusCode::kInvalidArgument) << failure;
+  }
+}
+
 }  // namespace
 }  // namespace pmubench::perf
