@@ -211,7 +211,11 @@ void CounterGroup::ChooseReadMethod(bool use_rdpmc) {
   int first_unreadable = -1;
   for (size_t i = 0; i < n; ++i) {
     const perf_event_mmap_page* page = pages_[i].get();
-    readable[i] = page != nullptr && ReadMmapPage(page).has_value();
+    // As Snapshot reads it: only the leader's times are needed.
+    readable[i] = page != nullptr &&
+                  ReadMmapPage(page, RdpmcInstruction{}, RdtscInstruction{},
+                               /*with_times=*/i == 0)
+                      .has_value();
     if (!readable[i] && first_unreadable < 0) {
       first_unreadable = static_cast<int>(i);
     }
