@@ -5,7 +5,7 @@
         [--threshold METRIC=PCT ...] [--format text|markdown|json]
 
 Exit status: 0 no regression beyond its threshold, 1 at least one,
-2 bad input or usage. The logic lives in scripts/pmucompare/.
+2 bad input or usage. The logic lives in scripts/pmubench/compare/.
 """
 
 from __future__ import annotations
@@ -14,15 +14,13 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
 EXIT_BAD_INPUT = 2
 _DEBIAN_PYTHON = "/usr/bin/python3"
 
 try:
-    import benchjson  # noqa: E402
-    from pmucompare import comparison, render_json, render_markdown, render_text  # noqa: E402
-    from pmucompare import output, thresholds  # noqa: E402
+    from pmubench import atomic, benchjson
+    from pmubench.compare import comparison, render_json, render_markdown, render_text
+    from pmubench.compare import thresholds
 except ModuleNotFoundError as missing:
     # `python3` on PATH may be a pyenv shim without scipy/numpy; Debian's
     # interpreter has them (python3-scipy). Retry there once.
@@ -135,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         text = render_text.render(result, color)
     if args.output:
         try:
-            output.write_atomically(args.output, text)
+            atomic.write_atomically(args.output, text)
         except OSError as e:
             print(f"compare.py: error: cannot write {args.output}: {e.strerror}; "
                   "check the directory exists and is writable", file=sys.stderr)

@@ -8,18 +8,16 @@ import struct
 import subprocess
 import sys
 
+import matplotlib.image
 import pytest
 
+from pmubench import benchjson
+from pmubench.report import build as report
+from pmubench.report import outdir as outdir_mod
+from pmubench.report import series
+from pmubench.report import write as report_write
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path[:0] = [os.path.join(ROOT, "reports"), os.path.join(ROOT, "scripts")]
-
-import benchjson  # noqa: E402
-import matplotlib.image  # noqa: E402
-import outdir as outdir_mod  # noqa: E402
-import plot  # noqa: E402
-import report  # noqa: E402
-import series  # noqa: E402
-
 PLOT = os.path.join(ROOT, "reports", "plot.py")
 FIXTURES = os.path.join(ROOT, "tests", "python", "fixtures", "plot")
 BASE = os.path.join(FIXTURES, "run_base.json")
@@ -308,7 +306,7 @@ def test_rerun_replaces_earlier_report_without_stale_files(tmp_path):
 
 def test_failure_while_rendering_keeps_the_earlier_report(tmp_path, monkeypatch):
     out = tmp_path / "report"
-    plot.write_report([AGGREGATES], str(out))
+    report_write.write_report([AGGREGATES], str(out))
     before = sorted(os.listdir(out))
 
     def explode(benches, staging):
@@ -318,7 +316,7 @@ def test_failure_while_rendering_keeps_the_earlier_report(tmp_path, monkeypatch)
 
     monkeypatch.setattr(report, "build_report", explode)
     with pytest.raises(RuntimeError):
-        plot.write_report([AGGREGATES], str(out))
+        report_write.write_report([AGGREGATES], str(out))
     assert sorted(os.listdir(out)) == before
     assert sorted(os.listdir(tmp_path)) == ["report"]
     assert os.path.exists(os.path.join(out, outdir_mod.MARKER))

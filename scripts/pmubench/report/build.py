@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import benchjson
-import render
-import series
+from pmubench import benchjson
+from pmubench.report import render
+from pmubench.report import series
 
 
 @dataclass

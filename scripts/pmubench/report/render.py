@@ -19,7 +19,7 @@ import matplotlib.transforms as mtransforms  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
-import series  # noqa: E402
+from pmubench.report import series  # noqa: E402
 
 WIDTH_IN = 11.0
 DPI = 100

@@ -4,7 +4,7 @@ No matplotlib here (render.py draws; this module decides what to draw):
 per-benchmark statistics over repetitions, grouping into families and into
 sections (a source file's families, from the pmubench_case_files context key),
 the choice of x axis for scaling plots, units and cache-size markers. The
-change between files reuses scripts/compare.py's statistics (pmucompare) so
+change between files reuses scripts/compare.py's statistics (pmubench.compare) so
 the plot and the CI verdict agree.
 
     bench = benchjson.load("run.json")
@@ -20,9 +20,9 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-import benchjson
-from pmucompare import matching
-from pmucompare import stats as pm_stats
+from pmubench import benchjson
+from pmubench.compare import matching
+from pmubench.compare import stats as pm_stats
 
 
 @dataclass(frozen=True)
@@ -407,7 +407,7 @@ def cache_markers(context: dict[str, Any]) -> list[tuple[float, str]]:
 class Change:
     """Contender vs baseline for one benchmark and metric, in percent.
 
-    The numbers scripts/compare.py judges by (pmucompare.stats): change of
+    The numbers scripts/compare.py judges by (pmubench.compare.stats): change of
     the medians, distribution-free interval from the repetitions.
     """
     key: str
@@ -418,7 +418,7 @@ class Change:
 
 
 def change(key: str, base: Stat, other: Stat, alpha: float = 0.05) -> Optional[Change]:
-    """Relative change of the median, with pmucompare's ratio interval.
+    """Relative change of the median, with pmubench.compare.stats' ratio interval.
 
     None when the baseline median is zero (a relative change is undefined).
     """

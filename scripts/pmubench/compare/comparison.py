@@ -40,8 +40,8 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
-import benchjson
-from pmucompare import matching, stats, thresholds
+from pmubench import benchjson
+from pmubench.compare import matching, stats, thresholds
 
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"

@@ -1,0 +1,43 @@
+#!/usr/bin/python3
+"""Merges several runs of one suite into one file of repetitions.
+
+    python3 scripts/merge.py OUT.json IN.json [IN.json ...]
+
+scripts/ci_compare.sh --rounds K joins each side's rounds with this (the
+logic is pmubench.compare.merge). Exit status 2 on bad input, naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from pmubench import atomic, benchjson
+from pmubench.compare import merge
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print("usage: merge.py OUT.json IN.json [IN.json ...]", file=sys.stderr)
+        return 2
+    out, inputs = argv[0], argv[1:]
+    try:
+        docs = []
+        for path in inputs:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    docs.append((path, json.load(f)))
+            except FileNotFoundError:
+                raise benchjson.BadInput(f"{path}: no such file") from None
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+                raise benchjson.BadInput(f"{path}: cannot read as JSON: {e}") from None
+        merged = merge.merge(docs)
+    except benchjson.BadInput as e:
+        print(f"merge.py: error: {e}", file=sys.stderr)
+        return 2
+    atomic.write_atomically(out, json.dumps(merged, indent=2, allow_nan=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
