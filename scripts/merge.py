@@ -22,16 +22,7 @@ def main(argv: list[str]) -> int:
         return 2
     out, inputs = argv[0], argv[1:]
     try:
-        docs = []
-        for path in inputs:
-            try:
-                with open(path, encoding="utf-8") as f:
-                    docs.append((path, json.load(f)))
-            except FileNotFoundError:
-                raise benchjson.BadInput(f"{path}: no such file") from None
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-                raise benchjson.BadInput(f"{path}: cannot read as JSON: {e}") from None
-        merged = merge.merge(docs)
+        merged = merge.merge([(path, benchjson.read_json(path)) for path in inputs])
     except benchjson.BadInput as e:
         print(f"merge.py: error: {e}", file=sys.stderr)
         return 2
