@@ -233,6 +233,12 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
             [(r.baseline.center, r.contender.center) for r in rows if r.metric == metric])
         geomeans.append(Geomean(metric, ratio - 1.0 if count else math.nan, count))
     notes = _context_notes(baseline.context, contender.context)
+    for bench in (baseline, contender):
+        if bench.complexity_fits:
+            notes.append(f"{bench.path}: {bench.complexity_fits} complexity "
+                         "fit(s) (->Complexity()'s BigO and RMS aggregates) "
+                         "left out: they fit a curve over a family, not one "
+                         "benchmark's measurement")
     notes += _noise_notes(rows, metrics)
     return Comparison(baseline.path, contender.path, alpha, rows, geomeans,
                       metrics, pairing, notes)

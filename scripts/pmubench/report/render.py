@@ -295,8 +295,11 @@ def comparison_figure(path: str, title: str, metric: str,
             else:
                 color = "#c62828"
             if c.low is not None:
-                ax.errorbar(c.percent, yv, xerr=[[c.percent - c.low], [c.high - c.percent]],
-                            fmt="none", ecolor=color, capsize=2, linewidth=1.2)
+                # The interval is drawn from its own ends: the change of the
+                # medians may lie outside the Hodges-Lehmann interval (3 vs 3
+                # repetitions), which errorbar's +/- lengths cannot express.
+                ax.plot([c.low, c.high], [yv, yv], color=color, linewidth=1.2,
+                        marker="|", markersize=6)
             ax.plot(c.percent, yv, marker=_MARKERS[n % len(_MARKERS)], color=color,
                     linestyle="none", markersize=5)
         ax.plot([], [], marker=_MARKERS[n % len(_MARKERS)], color="0.3",
