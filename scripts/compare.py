@@ -47,7 +47,8 @@ how a row is judged:
   aggregate is used, else the mean) the change is judged against the
   threshold alone ("threshold only"). CI is a distribution-free
   Hodges-Lehmann interval for the change (exact, no resampling).
-  Times and counts are worse higher; IPC and *_per_second worse lower.
+  Times and counts are worse higher; IPC (IPC:u, ...) and *_per_second
+  worse lower. Modifiers and PMU prefixes never change a metric's class.
 
 default thresholds (class, threshold, metrics):
 {table}

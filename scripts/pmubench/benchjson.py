@@ -121,21 +121,23 @@ def args_of(run_name: str) -> list[tuple[str, str]]:
 # derived metrics carry the modifier of their events ("IPC:u",
 # "branch-miss-ratio:k"). perf's modifier letters: perf-list(1) "EVENT MODIFIERS".
 _MODIFIER = re.compile(r":[ukhHGpPS]+$")
-_PMU_SLASH = re.compile(r"^[\w.-]+/(.*)/[ukhHGpPS]*$")
+_PMU_SLASH = re.compile(r"^([\w.-]+)/(.*)/[ukhHGpPS]*$")
 
 
 def base_name(metric: str) -> str:
     """The name a metric is classified by: modifier and PMU prefix removed.
 
     'IPC:u' -> 'IPC'; 'cpu/instructions/u' -> 'instructions';
-    'msr/tsc/' -> 'tsc'; 'cpu/event=0xc0/' stays whole (terms, no name).
+    'msr/tsc/' -> 'tsc'; 'cpu/event=0xc0/u' -> 'cpu/event=0xc0/' (terms,
+    no name to classify by).
     Every classification (direction, derived, thresholds, units) goes
     through this one function.
     """
     name = _MODIFIER.sub("", metric)
     m = _PMU_SLASH.match(name)
-    if m and "=" not in m.group(1):
-        name = m.group(1)
+    if m:
+        pmu, inner = m.groups()
+        name = inner if "=" not in inner else f"{pmu}/{inner}/"
     return name
 
 

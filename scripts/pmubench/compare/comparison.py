@@ -111,12 +111,15 @@ class Comparison:
 
 
 def selected(metric: str, patterns: list[str] | None) -> bool:
-    """True when metric matches one of the --metrics patterns ("time" is
-    every metric of the time class); every metric when there are none."""
+    """True when metric or its base name ('instructions' for
+    'instructions:u') matches one of the --metrics patterns ("time" is every
+    metric of the time class); every metric when there are none."""
     if not patterns:
         return True
+    base = benchjson.base_name(metric)
     return any((p == "time" and thresholds.is_time(metric))
-               or fnmatch.fnmatchcase(metric, p) for p in patterns)
+               or fnmatch.fnmatchcase(metric, p) or fnmatch.fnmatchcase(base, p)
+               for p in patterns)
 
 
 def _side(sample: matching.Sample) -> Side:

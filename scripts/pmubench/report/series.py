@@ -101,15 +101,16 @@ def metric_unit(metric: str) -> str:
         return "items/s"
     if metric == "bytes_per_second":
         return "bytes/s"
-    if metric == "IPC":
+    base = benchjson.base_name(metric)
+    if base == "IPC":
         return "instructions per cycle"
     if kind == "derived":
         return "fraction"
-    if metric.startswith("task-clock") or metric.startswith("cpu-clock"):
+    if base in ("task-clock", "cpu-clock"):
         return "ns per iteration"  # perf's clock events count nanoseconds
-    if metric.startswith("msr/tsc"):
+    if base == "tsc":
         return "TSC ticks per iteration"
-    if metric.split(":")[0] in ("cycles", "ref-cycles", "cpu-cycles"):
+    if base in ("cycles", "ref-cycles", "cpu-cycles"):
         return "cycles per iteration"
     return "events per iteration"
 
