@@ -17,6 +17,7 @@ import os
 import sys
 
 from pmubench import benchjson
+from pmubench.report.progress import Progress
 from pmubench.report.write import write_report
 
 EXIT_BAD_INPUT = 2
@@ -37,8 +38,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    progress = Progress()
     try:
-        rep = write_report(args.files, args.outdir)
+        try:
+            rep = write_report(args.files, args.outdir, progress)
+        finally:
+            progress.done()
     except benchjson.BadInput as e:
         print(f"plot.py: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 
 EXIT_BAD_INPUT = 2
 _DEBIAN_PYTHON = "/usr/bin/python3"
@@ -137,12 +138,26 @@ def main(argv: list[str] | None = None) -> int:
             atomic.write_atomically(args.output, text)
         except OSError as e:
             print(f"compare.py: error: cannot write {args.output}: {e.strerror}; "
-                  "check the directory exists and is writable", file=sys.stderr)
+                  "check the directory exists, is writable and has space",
+                  file=sys.stderr)
             return EXIT_BAD_INPUT
     else:
         sys.stdout.write(text)
     return code
 
 
+def guarded_main() -> int:
+    """main(), with any unexpected exception reported as exit 2: Python's
+    own exit status for a traceback is 1, which CI reads as a regression."""
+    try:
+        return main()
+    except Exception:  # noqa: BLE001 - a bug must not pass for a verdict
+        traceback.print_exc()
+        print("compare.py: internal error (a bug in compare.py, not a "
+              "regression); please report it with the two input files",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded_main())

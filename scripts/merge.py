@@ -26,7 +26,12 @@ def main(argv: list[str]) -> int:
     except benchjson.BadInput as e:
         print(f"merge.py: error: {e}", file=sys.stderr)
         return 2
-    atomic.write_atomically(out, json.dumps(merged, indent=2, allow_nan=False) + "\n")
+    try:
+        atomic.write_atomically(out, json.dumps(merged, indent=2, allow_nan=False) + "\n")
+    except OSError as e:
+        print(f"merge.py: error: cannot write {out}: {e.strerror}; check the "
+              "directory exists, is writable and has space", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -5,5 +5,6 @@
   render     the only module that imports matplotlib; one PNG per call
   html_page  lays a build.Report out as index.html
   write      loads, renders and publishes a whole report directory
+  progress   the progress line plot.py prints on stderr
   outdir     replaces the report directory whole
 """

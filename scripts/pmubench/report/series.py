@@ -170,7 +170,9 @@ def instances_of(bench: benchjson.BenchFile) -> list[Instance]:
     order: dict[str, Instance] = {}
     samples: dict[str, dict[str, list[float]]] = {}
     aggregates: dict[str, dict[str, dict[str, float]]] = {}
+    repetitions: dict[str, int] = {}
     for run in bench.runs:
+        repetitions[run.run_name] = max(repetitions.get(run.run_name, 1), run.repetitions)
         inst = order.get(run.run_name)
         if inst is None:
             inst = Instance(run_name=run.run_name, family=run.family,
@@ -194,7 +196,7 @@ def instances_of(bench: benchjson.BenchFile) -> list[Instance]:
             inst.error = ""  # some repetitions worked
         elif "mean" in aggregates.get(name, {}):
             aggs = aggregates[name]
-            reps = max((r.repetitions for r in bench.runs if r.run_name == name), default=1)
+            reps = repetitions[name]
             inst.stats = {
                 m: Stat(mean=v, stddev=aggs.get("stddev", {}).get(m, 0.0), n=reps,
                         median_aggregate=aggs.get("median", {}).get(m))
