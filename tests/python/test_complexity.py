@@ -79,3 +79,15 @@ def test_fixture_matches_what_google_benchmark_writes(tmp_path, fixture_path):
                    check=True, capture_output=True, timeout=120)
     fixture = json.loads(fixture_path("complexity", "base.json").read_text())
     assert _fit_fields(json.loads(out.read_text())) == _fit_fields(fixture)
+
+
+def test_a_file_of_fits_alone_has_no_runs(tmp_path, fixture_path, run_tool):
+    doc = json.loads(fixture_path("complexity", "base.json").read_text())
+    doc["benchmarks"] = [b for b in doc["benchmarks"]
+                         if b.get("aggregate_name") in ("BigO", "RMS")]
+    path = tmp_path / "fits.json"
+    path.write_text(json.dumps(doc))
+    for tool in (("scripts/compare.py", path, path), ("reports/plot.py", path, "-o", tmp_path / "r")):
+        proc = run_tool(*tool)
+        assert proc.returncode == 2, proc.stderr
+        assert f"{path}: holds only complexity fits" in proc.stderr
