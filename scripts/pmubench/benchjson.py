@@ -1,8 +1,12 @@
 """Load and validate Google Benchmark JSON as pmubench writes it.
 
-Shared by scripts/compare.py and reports/plot.py. Pure functions over parsed
-JSON, plus `load()` that reads a file; every problem is a `BadInput` whose
-message names the file and says what is wrong.
+Shared by scripts/compare.py, scripts/merge.py and reports/plot.py: the one
+place input is checked. Pure functions over parsed JSON, plus `load()` that
+reads a file; every problem is a `BadInput` whose message names the file and
+says what is wrong: nesting deeper than any Google Benchmark file, numbers
+beyond a double, NaN/infinity, a field of the wrong type, negative times,
+threads < 1, an unknown run_type. ->Complexity()'s BigO and RMS aggregates
+are checked and left out of `runs`.
 
     bench = load("run.json")
     for run in bench.runs:
@@ -12,7 +16,8 @@ A run's metrics are real_time, cpu_time (in the file's time_unit), the rates
 Google Benchmark writes (items_per_second, bytes_per_second) and every other
 numeric field: pmubench's counters, named exactly as the user spelled the
 event ("instructions", "msr/tsc/"), and its derived metrics ("IPC",
-"*-ratio", "pmu_running_fraction").
+"*-ratio", "pmu_running_fraction"), each with the user's modifier
+("IPC:u"); base_name() is what every classification looks at.
 """
 
 from __future__ import annotations

@@ -107,7 +107,8 @@ def test_compare_exits_2_naming_the_file(tmp_path, run_tool, fixture_path,
 
 # plot.py starts matplotlib on each run: a few representative cases suffice,
 # since it shares benchjson's checks with compare.py.
-_PLOT_CASES = ("deep nesting", "deep nesting in context", "integer beyond float range", "time_unit a list",
+_PLOT_CASES = ("deep nesting", "deep nesting in context", "integer beyond float range",
+               "time_unit a list",
                "run_name a number", "aggregate_name a list", "negative real_time",
                "zero threads", "unknown run_type", "context key a number")
 

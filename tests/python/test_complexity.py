@@ -87,7 +87,8 @@ def test_a_file_of_fits_alone_has_no_runs(tmp_path, fixture_path, run_tool):
                          if b.get("aggregate_name") in ("BigO", "RMS")]
     path = tmp_path / "fits.json"
     path.write_text(json.dumps(doc))
-    for tool in (("scripts/compare.py", path, path), ("reports/plot.py", path, "-o", tmp_path / "r")):
+    for tool in (("scripts/compare.py", path, path),
+                 ("reports/plot.py", path, "-o", tmp_path / "r")):
         proc = run_tool(*tool)
         assert proc.returncode == 2, proc.stderr
         assert f"{path}: holds only complexity fits" in proc.stderr
