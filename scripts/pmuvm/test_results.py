@@ -99,3 +99,16 @@ def check_accuracy(report: dict, counter: str = "instructions") -> AccuracyCheck
 def load_report(path: str) -> dict:
     with open(path) as f:
         return json.load(f)
+
+
+_SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", re.M)
+
+
+def parse_summary(output: str) -> Counts:
+    """The counts of `scripts/pmu-vm test`'s last summary line; one failure
+    when there is none (the rig broke before counting)."""
+    found = _SUMMARY.findall(output)
+    if not found:
+        return Counts(failed=1)
+    passed, failed, skipped = map(int, found[-1])
+    return Counts(passed=passed, failed=failed, skipped=skipped)

@@ -280,3 +280,9 @@ def test_accuracy_check_demands_exact_equality():
     check = test_results.check_accuracy(report)
     assert check.counts == Counts(passed=1, failed=1)
     assert test_results.check_accuracy({"benchmarks": []}).counts.failed == 1
+
+
+def test_summary_line_for_scripts_test():
+    out = "perf_tests: 3 passed, 0 failed, 1 skipped\n...\n140 passed, 2 failed, 9 skipped\n"
+    assert test_results.parse_summary(out) == Counts(passed=140, failed=2, skipped=9)
+    assert test_results.parse_summary("pmu-vm: qemu-system-aarch64 missing\n") == Counts(failed=1)
