@@ -32,7 +32,7 @@ RIG_FAILED = 125
 
 # The GoogleTest binaries `test` runs, relative to build/arm64.
 TEST_BINARIES = ("tests/perf/perf_tests", "tests/runner/runner_tests",
-                 "tests/runner/runner_e2e_tests", "tests/hardware/hardware_tests")
+                 "tests/runner/runner_e2e_tests", "tests/runner/runner_hardware_tests")
 BENCHES = "benches/all"
 
 
