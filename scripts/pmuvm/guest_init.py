@@ -18,11 +18,18 @@ GUEST_OUT = "/tmp/pmu-vm-out"
 SYSCTLS = (("kernel.perf_user_access", "1"), ("kernel.perf_event_paranoid", "1"))
 
 
+def quote_argument(arg: str) -> str:
+    """arg for the guest's sh, literal except that the text $PMU_VM_OUT
+    becomes the output directory, so `--benchmark_out='$PMU_VM_OUT/r.json'`
+    works without a shell of one's own."""
+    return '"$PMU_VM_OUT"'.join(shlex.quote(part) for part in arg.split("$PMU_VM_OUT"))
+
+
 def script(nonce: str, workdir: str, argv: list[str], want_out: bool) -> str:
     """The text of /init. argv runs in workdir with $PMU_VM_OUT set; its
     exit status is reported even when the output transfer fails."""
     mark = console.marker(nonce)
-    command = " ".join(shlex.quote(a) for a in argv)
+    command = " ".join(quote_argument(a) for a in argv)
     sysctls = "\n".join(
         f"sysctl -w {key}={value} >/dev/null || fail 'sysctl {key}={value}'"
         for key, value in SYSCTLS)

@@ -214,6 +214,18 @@ def test_init_quotes_arguments_and_sets_the_sysctls():
 
 
 @pytest.mark.skipif(shutil.which("sh") is None, reason="no sh")
+def test_arguments_stay_literal_except_the_output_directory():
+    def through_sh(arg):
+        quoted = guest_init.quote_argument(arg)
+        return subprocess.run(["sh", "-c", f"printf %s {quoted}"], capture_output=True,
+                              text=True, check=True,
+                              env={"PMU_VM_OUT": "/tmp/out", "HOME": "/x"}).stdout
+    assert through_sh("--benchmark_out=$PMU_VM_OUT/run.json") == "--benchmark_out=/tmp/out/run.json"
+    assert through_sh("$HOME '*' $(echo x) \\") == "$HOME '*' $(echo x) \\"
+    assert through_sh("") == ""
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no sh")
 def test_init_script_is_valid_shell():
     text = guest_init.script(NONCE, "/r", ["a b", "$(rm -rf /)"], True)
     subprocess.run(["sh", "-n"], input=text.encode(), check=True)
