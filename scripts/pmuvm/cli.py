@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -99,9 +100,12 @@ def rig_failure(outcome: vm.Outcome, timeout: float) -> str | None:
 
 
 def report_rig_failure(why: str, outcome: vm.Outcome) -> None:
-    print("pmu-vm: last console lines:", file=sys.stderr)
-    for line in outcome.console_tail[-25:]:
-        print("  | " + line, file=sys.stderr)
+    if outcome.console_tail:
+        print("pmu-vm: last console lines:", file=sys.stderr)
+        for line in outcome.console_tail[-25:]:
+            print("  | " + line, file=sys.stderr)
+    else:
+        print("pmu-vm: the guest printed nothing on its console", file=sys.stderr)
     print(f"pmu-vm: {why}", file=sys.stderr)
 
 
@@ -118,7 +122,7 @@ def run(command: list[str], out_dir: str | None, timeout: float) -> int:
         hint = " (run `scripts/pmu-vm build` first)" if command[0].startswith("build/arm64") else ""
         print(f"pmu-vm run: {command[0]} does not exist under {REPO}{hint}", file=sys.stderr)
         return 2
-    outcome = boot_and_run(command, extra, out_dir, timeout, _show_command)
+    outcome = boot_and_run(command, extra, out_dir, timeout, _show_command_output)
     why = rig_failure(outcome, timeout)
     if why:
         report_rig_failure(why, outcome)
@@ -129,8 +133,10 @@ def run(command: list[str], out_dir: str | None, timeout: float) -> int:
     return outcome.exit_status
 
 
-def _show_command(stream: str, text: str) -> None:
-    if stream != console.CONSOLE:
+def _show_command_output(stream: str, text: str) -> None:
+    """The command's stdout and stderr, and kernel messages printed while it
+    ran; boot and shutdown messages only when the rig fails."""
+    if stream != console.BOOT:
         vm.print_stream(stream, text)
 
 
@@ -168,8 +174,7 @@ def test(timeout: float, jobs: int, do_build: bool) -> int:
     def show(stream: str, text: str) -> None:
         if stream == console.STDOUT:
             stdout_lines.append(text)
-        if stream != console.CONSOLE:
-            vm.print_stream(stream, text)
+        _show_command_output(stream, text)
 
     with tempfile.TemporaryDirectory(prefix="pmu-vm-test-") as out_dir:
         outcome = boot_and_run(["sh", "-c", test_script(binaries, "accuracy.json")], [],
@@ -233,6 +238,6 @@ def main(argv: list[str]) -> int:
             command = args.command[1:] if args.command[:1] == ["--"] else args.command
             return run(command, args.out, args.timeout)
         return test(args.timeout, args.jobs, not args.no_build)
-    except packages.SetupError as e:
-        print(str(e), file=sys.stderr)
+    except (packages.SetupError, FileNotFoundError, subprocess.CalledProcessError) as e:
+        print(f"pmu-vm: {e}", file=sys.stderr)
         return RIG_FAILED

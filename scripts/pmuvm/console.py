@@ -23,7 +23,8 @@ import os
 import tarfile
 from dataclasses import dataclass, field
 
-STDOUT, STDERR, CONSOLE = "stdout", "stderr", "console"
+# The command's streams; kernel lines while it ran; lines before and after.
+STDOUT, STDERR, CONSOLE, BOOT = "stdout", "stderr", "console", "boot"
 
 
 def marker(nonce: str) -> str:
@@ -63,7 +64,7 @@ class Demux:
             self.archive_lines.append(line.strip())
             return []
         if not self.started or self.exit_status is not None:
-            return [(CONSOLE, line)]
+            return [(BOOT, line)]
         if line.startswith("O|"):
             return [(STDOUT, line[2:])]
         if line.startswith("E|"):

@@ -49,12 +49,13 @@ def build_initramfs(init_text: str, busybox: str, programs: list[str],
     entries.append(cpio.regular("bin/busybox", _read(busybox)))
     for soname, host_path in sorted(libs.items()):
         entries.append(cpio.regular(f"{GUEST_LIBDIR}/{soname}", _read(host_path)))
-    interpreters = {elf_closure.readelf_interpreter(p) for p in elves} - {None}
-    for interp in sorted(interpreters):
+    # The loader is in the closure (libc needs it); PT_INTERP names it by
+    # another path (/lib/ld-linux-aarch64.so.1): link that path to it.
+    for interp in sorted({elf_closure.readelf_interpreter(p) for p in elves} - {None}):
         base = os.path.basename(interp)
         if base not in libs:
-            entries.append(cpio.regular(f"{GUEST_LIBDIR}/{base}",
-                                        _read(elf_closure.find_in(elf_closure.MULTIARCH_DIRS)(base) or interp)))
+            raise FileNotFoundError(f"{interp}: the loader is not among the libraries "
+                                    f"the programs load ({', '.join(sorted(libs))})")
         if interp.strip("/") != f"{GUEST_LIBDIR}/{base}":
             entries.append(cpio.symlink(interp, f"/{GUEST_LIBDIR}/{base}"))
     for program in programs:

@@ -14,7 +14,7 @@ import tarfile
 
 import pytest
 
-from pmuvm import console, cpio, elf_closure, guest_init, packages, test_results
+from pmuvm import cli, console, cpio, elf_closure, guest_init, packages, test_results, vm
 from test_summary import Counts
 
 NONCE = "0123456789abcdef"
@@ -35,10 +35,10 @@ def test_demux_splits_streams_and_reads_exit_status():
     shown = feed_all(d, f"[    0.3] boot noise\r\n{MARK}:begin\r\nO|hello\r\n"
                         f"E|oops\r\n[   12.0] kernel says\r\n{MARK}:exit 3\r\n"
                         "reboot: Power down")
-    assert shown == [(console.CONSOLE, "[    0.3] boot noise"),
+    assert shown == [(console.BOOT, "[    0.3] boot noise"),
                      (console.STDOUT, "hello"), (console.STDERR, "oops"),
                      (console.CONSOLE, "[   12.0] kernel says"),
-                     (console.CONSOLE, "reboot: Power down")]
+                     (console.BOOT, "reboot: Power down")]
     assert d.exit_status == 3 and d.started and d.setup_failure is None
 
 
@@ -298,3 +298,26 @@ def test_summary_line_for_scripts_test():
     out = "perf_tests: 3 passed, 0 failed, 1 skipped\n...\n140 passed, 2 failed, 9 skipped\n"
     assert test_results.parse_summary(out) == Counts(passed=140, failed=2, skipped=9)
     assert test_results.parse_summary("pmu-vm: qemu-system-aarch64 missing\n") == Counts(failed=1)
+
+
+def _outcome(text: str, timed_out: bool = False) -> vm.Outcome:
+    d = console.Demux(NONCE)
+    feed_all(d, text)
+    return vm.Outcome(d.exit_status, d, timed_out, [], 1.0)
+
+
+def test_rig_failure_names_why_the_status_did_not_come_back():
+    assert cli.rig_failure(_outcome(f"{MARK}:begin\n{MARK}:exit 7"), 60) is None
+    assert "within 60 s" in cli.rig_failure(_outcome(f"{MARK}:begin", timed_out=True), 60)
+    assert "before running" in cli.rig_failure(_outcome("Kernel panic - not syncing"), 60)
+    assert "without reporting" in cli.rig_failure(_outcome(f"{MARK}:begin\nO|x"), 60)
+    assert "mount /proc" in cli.rig_failure(_outcome(f"{MARK}:setup-failed mount /proc"), 60)
+
+
+def test_test_script_frames_each_binary_and_the_accuracy_run():
+    script = cli.test_script(["build/arm64/tests/perf/perf_tests"], "accuracy.json")
+    assert f"echo '{test_results.BEGIN} build/arm64/tests/perf/perf_tests'" in script
+    assert f'echo "{test_results.END} build/arm64/tests/perf/perf_tests $?"' in script
+    assert "--counters=instructions" in script
+    assert '$PMU_VM_OUT/accuracy.json' in script
+    subprocess.run(["sh", "-n"], input=script.encode(), check=True)
