@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from test_summary import Counts
+from dev.test_summary import Counts
 
 from . import console, packages, test_results, vm
 

@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from test_summary import Counts  # scripts/test_summary.py
+from dev.test_summary import Counts  # scripts/dev/test_summary.py
 
 BEGIN = "@@pmu-vm-test:begin"
 END = "@@pmu-vm-test:end"

@@ -15,7 +15,7 @@ import tarfile
 import pytest
 
 from pmuvm import cli, console, cpio, elf_closure, guest_init, packages, test_results, vm
-from test_summary import Counts
+from dev.test_summary import Counts
 
 NONCE = "0123456789abcdef"
 MARK = console.marker(NONCE)
