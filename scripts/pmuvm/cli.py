@@ -1,0 +1,243 @@
+"""scripts/pmu-vm: pmubench's arm64 build on a real kernel with an emulated
+PMUv3 (QEMU TCG, -icount shift=0: exact, repeatable instruction counts).
+
+  scripts/pmu-vm build                       cross-build every CMake target into build/arm64
+  scripts/pmu-vm run [--out DIR] -- CMD ...  run CMD (a path from the repo root) in the guest
+  scripts/pmu-vm test                        build, then run the C++ tests in the guest
+
+The guest runs CMD as root in the repository's directory, with
+kernel.perf_user_access=1, kernel.perf_event_paranoid=1 and a tmpfs /tmp.
+Files CMD writes under $PMU_VM_OUT come back to DIR. `run` exits with CMD's
+status; 125 means the rig itself failed (the message says why).
+Installs what it needs from Debian on first use (apt-get; root or sudo).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from dev.test_summary import Counts
+
+from . import console, packages, test_results, vm
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD_DIR = os.path.join(REPO, "build", "arm64")
+CACHE = os.path.join(REPO, "build", "pmu-vm")
+TOOLCHAIN = os.path.join(REPO, "scripts", "cmake", "aarch64-linux-gnu.cmake")
+RIG_FAILED = 125
+
+# The GoogleTest binaries `test` runs, relative to build/arm64.
+TEST_BINARIES = ("tests/perf/perf_tests", "tests/runner/runner_tests",
+                 "tests/runner/runner_e2e_tests", "tests/runner/runner_hardware_tests")
+BENCHES = "benches/all"
+
+
+def build(jobs: int) -> int:
+    packages.ensure_build_tools(packages.Apt())
+    for cmd in (["cmake", "-S", REPO, "-B", BUILD_DIR, f"-DCMAKE_TOOLCHAIN_FILE={TOOLCHAIN}",
+                 "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
+                ["cmake", "--build", BUILD_DIR, "-j", str(jobs)]):
+        print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+        rc = os.spawnvp(os.P_WAIT, cmd[0], cmd)
+        if rc != 0:
+            print(f"pmu-vm: {cmd[0]} failed (exit {rc})", file=sys.stderr)
+            return rc or 1
+    return 0
+
+
+def guest_programs(extra: list[str]) -> list[str]:
+    """Every executable of build/arm64 (the tests find each other by their
+    build paths) plus extra files, as absolute host paths."""
+    found = set()
+    for root, dirs, files in os.walk(BUILD_DIR):
+        dirs[:] = [d for d in dirs if d != "CMakeFiles"]
+        for name in files:
+            path = os.path.join(root, name)
+            if os.access(path, os.X_OK) and vm.elf_closure.is_elf(path):
+                found.add(path)
+    found.update(os.path.abspath(os.path.join(REPO, e)) for e in extra)
+    return sorted(found)
+
+
+def boot_and_run(argv: list[str], extra_files: list[str], out_dir: str | None,
+                 timeout: float, show) -> vm.Outcome:
+    """Boots a guest that runs argv in the repository directory."""
+    apt = packages.Apt()
+    packages.ensure_vm_tools(apt)
+    kernel = packages.ensure_kernel(apt, os.path.join(CACHE, "kernel"))
+    busybox = packages.ensure_busybox(apt, os.path.join(CACHE, "busybox"))
+    nonce = vm.new_nonce()
+    init = vm.init_script(nonce, REPO, argv, out_dir is not None)
+    initrd = vm.build_initramfs(init, busybox, guest_programs(extra_files),
+                                os.path.join(CACHE, "stripped"))
+    with tempfile.NamedTemporaryFile(prefix="pmu-vm-initrd-", suffix=".gz") as f:
+        f.write(initrd)
+        f.flush()
+        outcome = vm.boot(kernel, f.name, console.Demux(nonce), timeout, show)
+    if out_dir is not None and outcome.demux.archive_complete:
+        console.extract_archive(console.decode_archive(outcome.demux.archive_lines), out_dir)
+    return outcome
+
+
+def rig_failure(outcome: vm.Outcome, timeout: float) -> str | None:
+    """Why the guest did not report CMD's exit status, or None."""
+    d = outcome.demux
+    if outcome.timed_out:
+        return (f"the guest did not finish within {timeout:.0f} s and was killed "
+                "(raise --timeout or PMU_VM_TIMEOUT if the command is just slow)")
+    if d.setup_failure:
+        return f"the guest's /init failed at: {d.setup_failure}"
+    if not d.started:
+        return "the guest powered off before running the command (kernel panic or bad initramfs?)"
+    if d.exit_status is None:
+        return "the guest powered off without reporting the command's exit status"
+    return None
+
+
+def report_rig_failure(why: str, outcome: vm.Outcome) -> None:
+    if outcome.console_tail:
+        print("pmu-vm: last console lines:", file=sys.stderr)
+        for line in outcome.console_tail[-25:]:
+            print("  | " + line, file=sys.stderr)
+    else:
+        print("pmu-vm: the guest printed nothing on its console", file=sys.stderr)
+    print(f"pmu-vm: {why}", file=sys.stderr)
+
+
+def run(command: list[str], out_dir: str | None, timeout: float) -> int:
+    if not command:
+        print("pmu-vm run: name a command after --, e.g. "
+              "`scripts/pmu-vm run -- build/arm64/benches/all`", file=sys.stderr)
+        return 2
+    extra = []
+    host_path = os.path.join(REPO, command[0])
+    if os.path.isfile(host_path):
+        extra.append(command[0])
+    elif "/" in command[0]:
+        hint = " (run `scripts/pmu-vm build` first)" if command[0].startswith("build/arm64") else ""
+        print(f"pmu-vm run: {command[0]} does not exist under {REPO}{hint}", file=sys.stderr)
+        return 2
+    outcome = boot_and_run(command, extra, out_dir, timeout, _show_command_output)
+    why = rig_failure(outcome, timeout)
+    if why:
+        report_rig_failure(why, outcome)
+        return RIG_FAILED
+    if out_dir is not None and not outcome.demux.archive_complete:
+        print("pmu-vm: the guest's output files did not come back", file=sys.stderr)
+        return RIG_FAILED
+    return outcome.exit_status
+
+
+def _show_command_output(stream: str, text: str) -> None:
+    """The command's stdout and stderr, and kernel messages printed while it
+    ran; boot and shutdown messages only when the rig fails."""
+    if stream != console.BOOT:
+        vm.print_stream(stream, text)
+
+
+
+
+def test_script(binaries: list[str], accuracy_json: str) -> str:
+    """The guest's shell script for `test`: each binary framed for
+    test_results.split_sections, then the accuracy kernels."""
+    lines = []
+    for b in binaries:
+        lines.append(f"echo '{test_results.BEGIN} {b}'; {b}; "
+                     f"echo \"{test_results.END} {b} $?\"")
+    bench = os.path.join("build", "arm64", BENCHES)
+    lines.append(f"echo '{test_results.BEGIN} accuracy'; {bench} "
+                 "--benchmark_filter=BM_Accuracy --counters=instructions "
+                 "--benchmark_min_time=0.01 "
+                 f"--benchmark_out=\"$PMU_VM_OUT/{accuracy_json}\" --benchmark_out_format=json; "
+                 f"echo \"{test_results.END} accuracy $?\"")
+    return "\n".join(lines) + "\n"
+
+
+def test(timeout: float, jobs: int, do_build: bool) -> int:
+    start = time.monotonic()
+    if do_build and build(jobs) != 0:
+        print("pmu-vm test: the arm64 build failed\n0 passed, 1 failed, 0 skipped")
+        return 1
+    binaries = [os.path.join("build", "arm64", b) for b in TEST_BINARIES]
+    missing = [b for b in binaries if not os.path.exists(os.path.join(REPO, b))]
+    if missing:
+        print(f"pmu-vm test: missing {', '.join(missing)} (run `scripts/pmu-vm build`)",
+              file=sys.stderr)
+        binaries = [b for b in binaries if b not in missing]
+    stdout_lines: list[str] = []
+
+    def show(stream: str, text: str) -> None:
+        if stream == console.STDOUT:
+            stdout_lines.append(text)
+        _show_command_output(stream, text)
+
+    with tempfile.TemporaryDirectory(prefix="pmu-vm-test-") as out_dir:
+        outcome = boot_and_run(["sh", "-c", test_script(binaries, "accuracy.json")], [],
+                               out_dir, timeout, show)
+        totals = Counts(failed=len(missing))
+        why = rig_failure(outcome, timeout)
+        if why:
+            report_rig_failure(why, outcome)
+            totals.failed += 1
+        print("\n=== pmu-vm test ===")
+        for section in test_results.split_sections("\n".join(stdout_lines)):
+            if section.name == "accuracy":
+                counts = _accuracy_counts(section, os.path.join(out_dir, "accuracy.json"))
+            else:
+                counts = test_results.parse_gtest(section.output, section.exit_status)
+            totals.add(counts)
+            print(f"{section.name}: {counts.passed} passed, {counts.failed} failed, "
+                  f"{counts.skipped} skipped")
+    print(f"pmu-vm test: guest ran {outcome.seconds:.0f} s, "
+          f"{time.monotonic() - start:.0f} s in all")
+    print(f"{totals.passed} passed, {totals.failed} failed, {totals.skipped} skipped")
+    return 0 if totals.failed == 0 and totals.passed > 0 else 1
+
+
+def _accuracy_counts(section: test_results.Section, json_path: str) -> Counts:
+    if section.exit_status != 0 or not os.path.exists(json_path):
+        print(f"accuracy: {BENCHES} exited {section.exit_status} without a JSON report")
+        return Counts(failed=1)
+    check = test_results.check_accuracy(test_results.load_report(json_path))
+    for line in check.lines:
+        print("  " + line)
+    return check.counts
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="scripts/pmu-vm", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="verb", required=True)
+    p_build = sub.add_parser("build", help="cross-build every CMake target into build/arm64")
+    p_run = sub.add_parser("run", help="run a command in the guest")
+    p_run.add_argument("--out", metavar="DIR",
+                       help="copy the files the command writes under $PMU_VM_OUT to DIR")
+    p_test = sub.add_parser("test", help="build, then run the C++ tests in the guest")
+    p_test.add_argument("--no-build", action="store_true",
+                        help="use build/arm64 as it is")
+    for p, default in ((p_run, 900), (p_test, 1800)):
+        p.add_argument("--timeout", type=float, metavar="SECONDS",
+                       default=float(os.environ.get("PMU_VM_TIMEOUT", default)),
+                       help=f"kill the guest after this long (default {default}, "
+                            "or $PMU_VM_TIMEOUT)")
+    for p in (p_build, p_test):
+        p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    p_run.add_argument("command", nargs=argparse.REMAINDER,
+                       help="-- CMD [ARGS...]: CMD is a path from the repository root")
+    args = parser.parse_args(argv)
+    try:
+        if args.verb == "build":
+            return build(args.jobs)
+        if args.verb == "run":
+            command = args.command[1:] if args.command[:1] == ["--"] else args.command
+            return run(command, args.out, args.timeout)
+        return test(args.timeout, args.jobs, not args.no_build)
+    except (packages.SetupError, FileNotFoundError, subprocess.CalledProcessError) as e:
+        print(f"pmu-vm: {e}", file=sys.stderr)
+        return RIG_FAILED

@@ -1,0 +1,221 @@
+// PMU cases run through the runner on a real core PMU, held to exact
+// instruction counts per iteration: the range-for loop, KeepRunning,
+// PauseTiming, a fixture, Threads(2), and a batch longer than a 32-bit
+// counter wraps. The runner subtracts its calibrated snapshot overhead, so
+// what is left is the loop's own instructions: 100 nops plus the loop's
+// decrement and branch.
+//
+// They skip, printing why, where there is no core PMU. scripts/pmu-vm test
+// runs them on an arm64 kernel with QEMU's emulated PMUv3 (-icount: exact
+// counts, one vCPU so threads time-share and per-thread counts stay exact).
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "framework/pmubench.h"
+#include "framework/runner/event_set.h"
+#include "framework/runner/session.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/perf/counted_loop.h"
+#include "tests/perf/hardware_pmu.h"
+#include "tests/runner/run_capture.h"
+
+namespace pmubench {
+namespace {
+
+using ::pmubench::testing::BenchRun;
+using ::pmubench::testing::CountedLoop;
+using ::pmubench::testing::CounterOf;
+using ::pmubench::testing::FindRun;
+using ::pmubench::testing::kCountedLoopInstructions;
+using ::pmubench::testing::RunMatching;
+
+// The range-for loop compiles to a decrement and a branch around the body
+// (g++ -O2, x86-64 and arm64; benches/accuracy.cc shows the objdump).
+constexpr int kLoopInstructions = 2;
+constexpr int64_t kIterations = 20'000;
+
+template <int kNops>
+inline void Nops() {
+  asm volatile(".rept %c0\n\tnop\n\t.endr" ::"i"(kNops));
+}
+
+// --- cases ------------------------------------------------------------------
+
+void BM_HwRangeFor(State& state) {
+  for (auto _ : state) Nops<100>();
+}
+PMU_BENCHMARK(BM_HwRangeFor)->Iterations(kIterations);
+
+template <int kNops>
+void KeepRunningNops(State& state) {
+  while (state.KeepRunning()) Nops<kNops>();
+}
+void BM_HwKeepRunning100(State& state) { KeepRunningNops<100>(state); }
+void BM_HwKeepRunning200(State& state) { KeepRunningNops<200>(state); }
+PMU_BENCHMARK(BM_HwKeepRunning100)->Iterations(kIterations);
+PMU_BENCHMARK(BM_HwKeepRunning200)->Iterations(kIterations);
+
+// Pauses every iteration around `kPaused` nops that must not be counted.
+template <int kCounted, int kPaused>
+void PausedNops(State& state) {
+  for (auto _ : state) {
+    state.PauseTiming();
+    Nops<kPaused>();
+    state.ResumeTiming();
+    Nops<kCounted>();
+  }
+}
+void BM_HwPaused100(State& state) { PausedNops<100, 0>(state); }
+void BM_HwPaused100Hidden300(State& state) { PausedNops<100, 300>(state); }
+void BM_HwPaused200(State& state) { PausedNops<200, 0>(state); }
+PMU_BENCHMARK(BM_HwPaused100)->Iterations(kIterations);
+PMU_BENCHMARK(BM_HwPaused100Hidden300)->Iterations(kIterations);
+PMU_BENCHMARK(BM_HwPaused200)->Iterations(kIterations);
+
+// SetUp and TearDown run millions of instructions, none of them counted.
+class HwNopsFixture : public Fixture {
+ public:
+  void SetUp(State&) override { CountedLoop(20'000); }
+  void TearDown(State&) override { CountedLoop(20'000); }
+};
+PMU_BENCHMARK_DEFINE_F(HwNopsFixture, Nops) {
+  for (auto _ : state) Nops<100>();
+}
+PMU_BENCHMARK_REGISTER_F(HwNopsFixture, Nops)->Iterations(kIterations);
+
+void BM_HwThreads(State& state) {
+  for (auto _ : state) Nops<100>();
+}
+PMU_BENCHMARK(BM_HwThreads)->Threads(2)->Iterations(kIterations);
+
+// One iteration of range(0) x 102 instructions: past 2^32 with the larger
+// argument, so a 32-bit counter wraps during the batch.
+void BM_HwLongBatch(State& state) {
+  const auto n = static_cast<uint64_t>(state.range(0));
+  for (auto _ : state) CountedLoop(n);
+}
+constexpr int64_t kPast32Bits = (int64_t{1} << 32) / kCountedLoopInstructions + 100'000;
+PMU_BENCHMARK(BM_HwLongBatch)->Arg(1)->Arg(kPast32Bits)->Iterations(1);
+
+// --- helpers -----------------------------------------------------------------
+
+class HardwareRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PMUBENCH_SKIP_IF_NO_HARDWARE_PMU();
+    absl::StatusOr<SessionInfo> info = Prepare({.counters = "instructions"});
+    ASSERT_TRUE(info.ok()) << info.status();
+    info_ = *info;
+  }
+
+  // The run's instructions per iteration times its iterations: the batch's
+  // exact total after overhead subtraction.
+  static int64_t TotalInstructions(const BenchRun& run) {
+    return std::llround(CounterOf(run, "instructions") *
+                        static_cast<double>(run.iterations));
+  }
+
+  // The only run of `filter`, with its error, if any, as a test failure.
+  // How many instructions the batch counted beyond `per_iteration` each
+  // iteration: what the runner's overhead subtraction left over.
+  static std::string Residue(const BenchRun& run, double per_iteration) {
+    return "the batch counted " +
+           std::to_string(TotalInstructions(run) -
+                          std::llround(per_iteration * run.iterations)) +
+           " instructions beyond " + std::to_string(per_iteration) +
+           " per iteration over " + std::to_string(run.iterations) +
+           " iterations (left over after the calibrated snapshot overhead "
+           "was subtracted)";
+  }
+
+  static BenchRun OnlyRun(const std::string& filter) {
+    const std::vector<BenchRun> runs = RunMatching(filter);
+    EXPECT_EQ(runs.size(), 1u) << filter;
+    if (runs.empty()) return BenchRun{};
+    EXPECT_FALSE(runs[0].error_occurred) << runs[0].error_message;
+    return runs[0];
+  }
+
+  SessionInfo info_;
+};
+
+constexpr double kHundredNopsPerIteration = 100 + kLoopInstructions;
+
+// --- tests -------------------------------------------------------------------
+
+TEST_F(HardwareRunnerTest, SessionReadsCountersInUserSpace) {
+  if (std::string why = testing::NoUserReadReason(); !why.empty()) {
+    GTEST_SKIP() << why;
+  }
+  EXPECT_EQ(info_.read_methods, "rdpmc");
+}
+
+TEST_F(HardwareRunnerTest, RangeForLoopCountsExactly) {
+  const BenchRun run = OnlyRun("^BM_HwRangeFor/");
+  EXPECT_EQ(run.iterations, kIterations);
+  EXPECT_EQ(CounterOf(run, "instructions"), kHundredNopsPerIteration)
+      << Residue(run, kHundredNopsPerIteration);
+  EXPECT_EQ(CounterOf(run, internal::kRunningFractionName), 1.0);
+}
+
+TEST_F(HardwareRunnerTest, KeepRunningLoopCountsExactly) {
+  const BenchRun hundred = OnlyRun("^BM_HwKeepRunning100/");
+  const BenchRun two_hundred = OnlyRun("^BM_HwKeepRunning200/");
+  // The nops are exact; KeepRunning's own bookkeeping is a few instructions
+  // per iteration, the same in both cases.
+  EXPECT_EQ(TotalInstructions(two_hundred) - TotalInstructions(hundred),
+            100 * kIterations);
+  const double loop = CounterOf(hundred, "instructions") - 100;
+  EXPECT_EQ(loop, std::round(loop))
+      << "a whole number of loop instructions per iteration; "
+      << Residue(hundred, 100 + std::round(loop));
+  EXPECT_GE(loop, kLoopInstructions);
+  EXPECT_LE(loop, 8);
+}
+
+TEST_F(HardwareRunnerTest, PausedWorkIsNotCountedAndTheRestIsExact) {
+  const BenchRun plain = OnlyRun("^BM_HwPaused100/");
+  const BenchRun hidden = OnlyRun("^BM_HwPaused100Hidden300/");
+  const BenchRun more = OnlyRun("^BM_HwPaused200/");
+  EXPECT_EQ(TotalInstructions(hidden), TotalInstructions(plain))
+      << "300 nops per iteration while paused leaked into the count";
+  EXPECT_EQ(TotalInstructions(more) - TotalInstructions(plain),
+            100 * kIterations);
+  EXPECT_EQ(CounterOf(plain, "instructions"), kHundredNopsPerIteration)
+      << "pause and resume cost is calibrated and subtracted; "
+      << Residue(plain, kHundredNopsPerIteration);
+}
+
+TEST_F(HardwareRunnerTest, FixtureSetUpAndTearDownAreNotCounted) {
+  const BenchRun run = OnlyRun("^HwNopsFixture/Nops/");
+  EXPECT_EQ(CounterOf(run, "instructions"), kHundredNopsPerIteration)
+      << Residue(run, kHundredNopsPerIteration);
+}
+
+TEST_F(HardwareRunnerTest, EachOfTwoThreadsCountsExactly) {
+  const BenchRun run = OnlyRun("^BM_HwThreads/");
+  EXPECT_EQ(run.threads, 2);
+  EXPECT_EQ(run.iterations, 2 * kIterations);
+  EXPECT_EQ(CounterOf(run, "instructions"), kHundredNopsPerIteration)
+      << Residue(run, kHundredNopsPerIteration);
+}
+
+TEST_F(HardwareRunnerTest, BatchPastTheCounterWidthCountsExactly) {
+  const std::vector<BenchRun> runs = RunMatching("^BM_HwLongBatch/");
+  const BenchRun* one = FindRun(runs, "BM_HwLongBatch/1/iterations:1");
+  const BenchRun* longer = FindRun(
+      runs, "BM_HwLongBatch/" + std::to_string(kPast32Bits) + "/iterations:1");
+  ASSERT_NE(one, nullptr);
+  ASSERT_NE(longer, nullptr);
+  const int64_t longer_count = TotalInstructions(*longer);
+  EXPECT_GT(longer_count, int64_t{1} << 32);
+  EXPECT_EQ(longer_count - TotalInstructions(*one),
+            static_cast<int64_t>(kCountedLoopInstructions) * (kPast32Bits - 1));
+}
+
+}  // namespace
+}  // namespace pmubench
