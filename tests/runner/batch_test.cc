@@ -365,7 +365,7 @@ TEST_F(BatchTest, GroupsAreOpenedOncePerThreadAndReused) {
 
 TEST_F(SessionTest, CountersNoneTurnsCountingOff) {
   const SessionInfo info = PrepareOrDie({.counters = "none"});
-  EXPECT_TRUE(info.event_lists.empty());
+  EXPECT_TRUE(info.facts.sets.empty());
   const std::vector<BenchRun> runs = RunMatching("^BM_TouchPages/1/");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].counters.count("page-faults"), 0u);
