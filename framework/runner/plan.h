@@ -42,7 +42,7 @@ namespace pmubench {
 struct RunOptions {
   // "" = each case's own list or the default; "none" = counting off;
   // otherwise a comma-separated spec list for every case.
-  std::string counters;
+  std::string counters = "";
   // False forces read(2) for every snapshot (--pmubench_no_rdpmc).
   bool use_rdpmc = true;
   // Which cases will run (--benchmark_filter syntax); nullopt: Google
