@@ -43,11 +43,11 @@ std::string SomeNames(const std::vector<std::string>& names) {
 // resolve to the same key.
 class PlanBuilder {
  public:
-  PlanBuilder(const std::vector<CaseRequest>& cases, const RunOptions& options,
+  PlanBuilder(size_t case_count, const RunOptions& options,
               const perf::PmuRegistry& pmus)
-      : cases_(cases), pmus_(pmus) {
+      : pmus_(pmus) {
     group_options_.use_rdpmc = options.use_rdpmc;
-    plan_.case_set.assign(cases.size(), kNoSet);
+    plan_.case_set.assign(case_count, kNoSet);
   }
 
   // Resolves `specs` into a set of the plan (or the existing one with the
@@ -72,7 +72,6 @@ class PlanBuilder {
   Plan& plan() { return plan_; }
 
  private:
-  const std::vector<CaseRequest>& cases_;
   const perf::PmuRegistry& pmus_;
   perf::GroupOptions group_options_;
   Plan plan_;
@@ -179,7 +178,7 @@ void PlanPinning(Plan& plan, const perf::PmuRegistry& pmus) {
 absl::StatusOr<Plan> MakePlan(const std::vector<CaseRequest>& cases,
                               const RunOptions& options,
                               const perf::PmuRegistry& pmus) {
-  PlanBuilder builder(cases, options, pmus);
+  PlanBuilder builder(cases.size(), options, pmus);
   const std::string counters(absl::StripAsciiWhitespace(options.counters));
   const std::string filter = options.filter.value_or("");
   absl::Status planned = absl::OkStatus();
