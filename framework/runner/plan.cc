@@ -1,7 +1,8 @@
 #include "framework/runner/plan.h"
 
+#include <regex.h>
+
 #include <algorithm>
-#include <regex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -294,12 +295,16 @@ absl::StatusOr<bool> ApplyProbes(
 
 namespace {
 
+// POSIX extended regex search, as Google Benchmark matches its filter
+// (regcomp(3) with REG_EXTENDED); false for a pattern that does not compile.
 bool Search(const std::string& pattern, const std::string& text) {
-  try {
-    return std::regex_search(text, std::regex(pattern, std::regex::extended));
-  } catch (const std::regex_error&) {
+  regex_t compiled;
+  if (regcomp(&compiled, pattern.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
     return false;
   }
+  const bool found = regexec(&compiled, text.c_str(), 0, nullptr, 0) == 0;
+  regfree(&compiled);
+  return found;
 }
 
 // Whether `pattern` (a positive filter) may match some run name that starts

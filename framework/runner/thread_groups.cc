@@ -89,8 +89,8 @@ absl::StatusOr<std::unique_ptr<ThreadGroup>> OpenCalibrated(
   absl::StatusOr<perf::CounterGroup> group =
       perf::CounterGroup::Open(set.events, set.options);
   if (!group.ok()) return group.status();
-  auto opened =
-      std::make_unique<ThreadGroup>(ThreadGroup{&set, std::move(*group), {}});
+  auto opened = std::make_unique<ThreadGroup>(
+      ThreadGroup{&set, set.key, std::move(*group), {}});
   absl::StatusOr<std::array<double, perf::kMaxGroupEvents>> overhead =
       CalibrateOverhead(opened->group, kCalibrationRounds);
   if (!overhead.ok()) {
@@ -104,7 +104,12 @@ absl::StatusOr<std::unique_ptr<ThreadGroup>> OpenCalibrated(
 
 absl::StatusOr<ThreadGroup*> ThreadGroupFor(const EventSet& set) {
   std::unique_ptr<ThreadGroup>& held = HeldGroup();
-  if (held != nullptr && held->set->key == set.key) return held.get();
+  if (held != nullptr && held->key == set.key) {
+    // The caller's set counts the same events; an earlier caller's set may
+    // be gone (a test's local EventSet), so point at this one.
+    held->set = &set;
+    return held.get();
+  }
   held.reset();  // close the other set's group before opening this one
   absl::StatusOr<std::unique_ptr<ThreadGroup>> opened = OpenCalibrated(set);
   if (!opened.ok()) return opened.status();

@@ -29,7 +29,10 @@ namespace pmubench::internal {
 inline constexpr int kCalibrationRounds = 200;
 
 struct ThreadGroup {
-  const EventSet* set = nullptr;  // not owned; lives as long as the process
+  // Not owned: the set of the latest ThreadGroupFor call (same key), which
+  // outlives the batches that use it.
+  const EventSet* set = nullptr;
+  std::string key;  // set->key when opened; compared without touching set
   perf::CounterGroup group;
   // Per event: the minimum count of an empty start/stop pair.
   std::array<double, perf::kMaxGroupEvents> overhead{};

@@ -5,10 +5,12 @@
 // here with real software events: the perf_event fds the process holds
 // (/proc/self/fd links to anon_inode:[perf_event]) while each case runs.
 #include <dirent.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "framework/perf/pmu.h"
@@ -147,6 +149,34 @@ TEST_F(ScheduleTest, ProbeNamesTheEventThePmuLacks) {
   EXPECT_TRUE(absl::IsNotFound(probe.status)) << probe.status;
   EXPECT_THAT(probe.not_found, ::testing::ElementsAre(1));
   EXPECT_EQ(OpenPerfFds(), 0);
+}
+
+// A hybrid machine's measuring thread is pinned before its group opens: a
+// set with cpus pins the thread that opens it (here CPU 0, on a thread of
+// its own so the test's thread stays free).
+TEST_F(ScheduleTest, SetWithCpusPinsTheOpeningThread) {
+  absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
+  ASSERT_TRUE(pmus.ok());
+  absl::StatusOr<internal::EventSet> set =
+      internal::MakeEventSet("task-clock", *pmus, {});
+  ASSERT_TRUE(set.ok());
+  set->cpus = {0};
+  bool opened = false;
+  int allowed = -1;
+  int on_cpu = -1;
+  std::thread worker([&] {
+    opened = internal::ThreadGroupFor(*set).ok();
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    if (sched_getaffinity(0, sizeof(mask), &mask) == 0) {
+      allowed = CPU_COUNT(&mask);
+    }
+    on_cpu = sched_getcpu();
+  });
+  worker.join();
+  EXPECT_TRUE(opened);
+  EXPECT_EQ(allowed, 1);
+  EXPECT_EQ(on_cpu, 0);
 }
 
 }  // namespace
