@@ -28,7 +28,24 @@ double BatchMeter::ReportedTotal(int index) const {
   return CorrectedTotal(index) * group_.set->events[index].scale;
 }
 
-void BatchMeter::Report(benchmark::State& gb_state) {
+std::optional<BatchTotals::Totals> BatchTotals::Arrive(int threads,
+                                                      const Totals& totals) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (arrived_ == 0) sums_.fill(0);
+  for (size_t i = 0; i < totals.size(); ++i) sums_[i] += totals[i];
+  if (++arrived_ < threads) return std::nullopt;
+  arrived_ = 0;
+  return sums_;
+}
+
+void BatchMeter::Report(benchmark::State& gb_state, BatchTotals& shared) {
+  const bool counted = ok_ && !gb_state.error_occurred() && segments_ > 0;
+  BatchTotals::Totals corrected{};
+  for (int i = 0; counted && i < group_.group.size(); ++i) {
+    corrected[i] = CorrectedTotal(i);
+  }
+  const std::optional<BatchTotals::Totals> sums =
+      shared.Arrive(gb_state.threads(), corrected);
   if (!ok_) {
     const absl::Status health = group_.group.Health();
     const std::string message =
@@ -38,18 +55,18 @@ void BatchMeter::Report(benchmark::State& gb_state) {
     gb_state.SkipWithError(message.c_str());
     return;
   }
-  if (gb_state.error_occurred() || segments_ == 0) return;
+  if (!counted) return;
   const EventSet& set = *group_.set;
   for (int i = 0; i < set.size(); ++i) {
     gb_state.counters[set.events[i].spec] = benchmark::Counter(
         ReportedTotal(i), benchmark::Counter::kAvgIterations);
   }
   for (const DerivedMetric& metric : set.derived) {
-    const double denominator = CorrectedTotal(metric.denominator);
-    const double ratio =
-        denominator > 0 ? CorrectedTotal(metric.numerator) / denominator : 0;
-    gb_state.counters[metric.name] =
-        benchmark::Counter(ratio, benchmark::Counter::kAvgThreads);
+    double ratio = 0;
+    if (sums.has_value() && (*sums)[metric.denominator] > 0) {
+      ratio = (*sums)[metric.numerator] / (*sums)[metric.denominator];
+    }
+    gb_state.counters[metric.name] = benchmark::Counter(ratio);
   }
   gb_state.counters[kRunningFractionName] =
       benchmark::Counter(perf::RunningFraction(time_enabled_, time_running_),

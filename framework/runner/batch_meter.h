@@ -13,13 +13,33 @@
 
 #include <array>
 #include <cstdint>
+#include <mutex>
+#include <optional>
 
 #include "framework/perf/counter_group.h"
 #include "framework/runner/thread_groups.h"
 
 namespace pmubench::internal {
 
-class CaseRunner;
+// The corrected totals of every thread of one batch of a case, so that a
+// derived metric of a ->Threads(n) run is the ratio of the sums over
+// threads, not a mean of per-thread ratios. Google Benchmark calls the case
+// once per thread per batch and sums each counter over the threads; every
+// thread arrives here exactly once per batch, and the last to arrive gets
+// the sums. No thread waits (a thread that fails before the loop must not
+// block the others in Google Benchmark's start barrier).
+class BatchTotals {
+ public:
+  using Totals = std::array<double, perf::kMaxGroupEvents>;
+  // Adds `totals`; returns the sums when this is arrival number `threads`
+  // of the batch (and starts the next batch), else nullopt.
+  std::optional<Totals> Arrive(int threads, const Totals& totals);
+
+ private:
+  std::mutex mu_;
+  Totals sums_{};
+  int arrived_ = 0;
+};
 
 class BatchMeter {
  public:
@@ -33,16 +53,20 @@ class BatchMeter {
   // Adds the last Start()..Stop() segment to the batch totals.
   void Accumulate() noexcept;
 
-  // Cold: after the batch. Writes into `gb_state.counters`:
+  // Cold: after the batch. Arrives at `shared` (every thread of the batch,
+  // also a failed one) and writes into `gb_state.counters`:
   //   counters[spec]  total minus the calibrated overhead of every segment
   //                   (never below zero), times the alias's sysfs .scale,
   //                   kAvgIterations: per iteration;
-  //   derived metrics (IPC, *-miss-ratio) from those totals, kAvgThreads;
+  //   derived metrics (IPC, *-miss-ratio): the last thread to arrive writes
+  //                   the ratio of the corrected totals summed over the
+  //                   batch's threads, the others 0, so Google Benchmark's
+  //                   sum over threads is that ratio;
   //   "pmu_running_fraction": time_running / time_enabled over the batch's
   //                   segments, kAvgThreads: the mean over threads.
   // A group that went into error state (a pinned group the PMU could not
   // schedule) turns the run into a failed one whose message says why.
-  void Report(benchmark::State& gb_state);
+  void Report(benchmark::State& gb_state, BatchTotals& shared);
 
   // Totals after overhead correction, in event-set order (for tests).
   double CorrectedTotal(int index) const;

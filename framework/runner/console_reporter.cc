@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "framework/runner/describe.h"
 #include "framework/runner/event_set.h"
 
 namespace pmubench {
@@ -60,23 +61,7 @@ bool PmuConsoleReporter::ReportContext(const Context& context) {
   PrintBasicContext(&basic, context);
   std::ostream& err = GetErrorStream();
   err << RewriteBasicContext(basic.str());
-  if (session_.event_lists.empty()) {
-    // Off by --counters=none, or because no event could be opened (the
-    // notice below says why).
-    err << "pmubench " << kVersion << ": counting off"
-        << (session_.notice.empty() ? " (--counters=none)" : "") << "\n";
-  } else {
-    err << "pmubench " << kVersion << ": counts per iteration of "
-        << absl::StrJoin(session_.event_lists, " | ") << " (read by "
-        << session_.read_methods << "; on-PMU shown when < 100%)\n";
-    for (const auto& [key, value] : session_.context) {
-      if (key == "pmubench_read_overhead") {
-        err << "pmubench: subtracted per batch (empty start/stop, minimum): "
-            << value << "\n";
-      }
-    }
-  }
-  if (!session_.notice.empty()) err << session_.notice << "\n";
+  err << internal::ConsoleHeader(session_.facts);
   return true;
 }
 

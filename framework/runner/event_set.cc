@@ -1,5 +1,6 @@
 #include "framework/runner/event_set.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -72,14 +73,47 @@ std::vector<DerivedMetric> DeriveMetrics(
       add(absl::StrCat("cache-miss-ratio", mod), spec,
           absl::StrCat("cache-references", mod));
     } else if (absl::EndsWith(base, "-misses")) {
-      // Hardware cache events: <X>-misses / <X>s, e.g.
-      // L1-dcache-load-misses / L1-dcache-loads.
+      // Hardware cache events: <X>-misses / the plural of <X>, e.g.
+      // L1-dcache-load-misses / L1-dcache-loads and
+      // L1-dcache-prefetch-misses / L1-dcache-prefetches (the names of
+      // perf list hwcache).
       const absl::string_view stem = base.substr(0, base.size() - 7);
       add(absl::StrCat(stem, "-miss-ratio", mod), spec,
-          absl::StrCat(stem, "s", mod));
+          absl::StrCat(stem, absl::EndsWith(stem, "h") ? "es" : "s", mod));
     }
   }
   return derived;
+}
+
+namespace {
+
+EventSet FromEvents(std::vector<perf::ResolvedEvent> events,
+                    const perf::GroupOptions& options) {
+  EventSet set;
+  set.events = std::move(events);
+  set.options = options;
+  std::vector<std::string> names;
+  for (const perf::ResolvedEvent& e : set.events) names.push_back(e.spec);
+  set.derived = DeriveMetrics(names);
+  set.key = absl::StrCat(set.SpecList(), "|pinned=", options.pinned,
+                         "|exclude_kernel=", options.exclude_kernel,
+                         "|exclude_hv=", options.exclude_hv,
+                         "|rdpmc=", options.use_rdpmc);
+  return set;
+}
+
+}  // namespace
+
+EventSet WithoutEvents(const EventSet& set, const std::vector<int>& drop) {
+  std::vector<perf::ResolvedEvent> kept;
+  for (int i = 0; i < set.size(); ++i) {
+    if (std::find(drop.begin(), drop.end(), i) == drop.end()) {
+      kept.push_back(set.events[i]);
+    }
+  }
+  EventSet without = FromEvents(std::move(kept), set.options);
+  without.cpus = set.cpus;
+  return without;
 }
 
 absl::StatusOr<EventSet> MakeEventSet(std::string_view specs,
@@ -100,18 +134,8 @@ absl::StatusOr<EventSet> MakeEventSet(std::string_view specs,
                      " events; a group holds at most ", perf::kMaxGroupEvents,
                      ": drop some"));
   }
-  EventSet set;
-  set.events = *std::move(events);
-  set.options = options;
   // perf::ResolveEventList has rejected duplicates: each spec is one field.
-  std::vector<std::string> names;
-  for (const perf::ResolvedEvent& e : set.events) names.push_back(e.spec);
-  set.derived = DeriveMetrics(names);
-  set.key = absl::StrCat(set.SpecList(), "|pinned=", options.pinned,
-                         "|exclude_kernel=", options.exclude_kernel,
-                         "|exclude_hv=", options.exclude_hv,
-                         "|rdpmc=", options.use_rdpmc);
-  return set;
+  return FromEvents(*std::move(events), options);
 }
 
 }  // namespace pmubench::internal

@@ -39,6 +39,10 @@ struct EventSet {
   std::vector<perf::ResolvedEvent> events;
   std::vector<DerivedMetric> derived;
   perf::GroupOptions options;
+  // Hybrid CPUs: the CPUs of the core PMU its events count on; the thread
+  // is pinned there before the group opens (sched_setaffinity(2)). Empty:
+  // no pinning.
+  std::vector<int> cpus;
 
   int size() const { return static_cast<int>(events.size()); }
   std::string SpecList() const;  // "a,b,c" as the user spelled them
@@ -50,7 +54,8 @@ struct EventSet {
 //   cache-miss-ratio = cache-misses / cache-references
 //   <X>-miss-ratio = <X>-misses / <X>s   (L1-dcache-load-misses /
 //                                         L1-dcache-loads, dTLB-load-misses /
-//                                         dTLB-loads, ...)
+//                                         dTLB-loads, L1-dcache-prefetch-misses
+//                                         / L1-dcache-prefetches, ...)
 // A modifier suffix must match on both inputs and is kept on the name
 // ("instructions:u" / "cycles:u" give "IPC:u").
 std::vector<DerivedMetric> DeriveMetrics(const std::vector<std::string>& names);
@@ -60,6 +65,10 @@ std::vector<DerivedMetric> DeriveMetrics(const std::vector<std::string>& names);
 absl::StatusOr<EventSet> MakeEventSet(std::string_view specs,
                                       const perf::PmuRegistry& pmus,
                                       const perf::GroupOptions& options);
+
+// `set` without the events at the indices `drop` (derived metrics and key
+// recomputed): what a case counts when the PMU lacks some of its events.
+EventSet WithoutEvents(const EventSet& set, const std::vector<int>& drop);
 
 }  // namespace pmubench::internal
 

@@ -1,13 +1,13 @@
 // Registration of PMU_BENCHMARK cases with Google Benchmark.
 //
-// Each macro registers a Google Benchmark case whose body wraps the user's
-// function: it finds the calling thread's counter group for the case's event
-// set, runs the function with a pmubench::State, and writes the counts into
-// the run's counters. The macros return benchmark::internal::Benchmark*, so
-// builder calls chain: PMU_BENCHMARK(BM_X)->Arg(8)->Threads(2).
+// Each macro records the case (case_registry.h: its name, source file and
+// own event list) and registers a Google Benchmark case whose body runs one
+// batch through CaseRunner (case_runner.h). The macros return
+// benchmark::internal::Benchmark*, so builder calls chain:
+// PMU_BENCHMARK(BM_X)->Arg(8)->Threads(2).
 //
-// Which events a case counts is decided by pmubench::Prepare (session.h),
-// which pmubench_main calls before any benchmark runs:
+// Which events a case counts is planned by pmubench::Prepare (session.h,
+// plan.h), which pmubench_main calls before any benchmark runs:
 //   --counters=SPEC,...   every case counts these (an error if they cannot
 //                         be opened: exit 2 before any benchmark runs);
 //   --counters=none       counting is off;
@@ -18,10 +18,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include <functional>
 #include <memory>
-#include <string>
-#include <vector>
+
+#include "framework/runner/case_registry.h"
 
 namespace pmubench {
 
@@ -29,42 +28,12 @@ class State;
 
 namespace internal {
 
-struct EventSet;
-
-using CaseBody = std::function<void(State&)>;
-
-// One registered PMU case.
-struct Case {
-  std::string name;
-  // __FILE__ of the macro that registered the case.
-  std::string file;
-  CaseBody body;
-  // As written in PMU_BENCHMARK_WITH_COUNTERS; empty for the default set.
-  std::string requested_counters;
-  // Decided by Prepare: what this case counts; null when counting is off.
-  const EventSet* events = nullptr;
-  // Set by Prepare when the case's own events needed a hardware PMU the
-  // machine lacks and it counts the software fallback set instead.
-  bool fell_back = false;
-};
-
-// Every PMU case registered so far, in registration order. The pointers stay
-// valid for the life of the process.
-std::vector<Case*> RegisteredCases();
-
-// Registers `body` under `name`. `counters` is a comma-separated event list,
-// or "" for the default set; `file` is the registering source file
-// (__FILE__).
+// Records `body` under `name` and registers it with Google Benchmark.
+// `counters` is a comma-separated event list, or "" for the default set;
+// `file` is the registering source file (__FILE__).
 benchmark::internal::Benchmark* RegisterCase(const char* name, CaseBody body,
                                              const char* counters,
                                              const char* file);
-
-// Runs one batch of `pmu_case` on the calling thread (the function Google
-// Benchmark calls).
-class CaseRunner {
- public:
-  static void RunBatch(benchmark::State& gb_state, const Case& pmu_case);
-};
 
 template <class FixtureCase>
 benchmark::internal::Benchmark* RegisterFixture(const char* name,

@@ -1,25 +1,30 @@
-// The run's counter configuration: which events each registered PMU case
-// counts, checked before any benchmark runs, and what the run reports about
-// it (the pmubench_* JSON context keys and the console notice).
+// The run's counter configuration, decided and checked before any benchmark
+// runs: which events each registered PMU case counts, and what the run
+// reports about it (the pmubench_* JSON context keys, the console header,
+// the notices).
 //
 //   absl::StatusOr<pmubench::SessionInfo> info =
 //       pmubench::Prepare({.counters = "task-clock,page-faults"});
 //   if (!info.ok()) { print info.status().message(); exit 2; }
 //
-// Prepare resolves every event list (the --counters override, each case's own
-// list, the default set), opens each distinct set once on the calling thread
-// (that thread's groups are then reused by every batch it runs: Google
-// Benchmark runs thread 0 on the main thread) and calibrates its overhead.
-// Any spec that is unknown, malformed, missing on this machine or not
-// permitted is an error naming the spec and the remedy.
+// Prepare runs the three steps of a run's setup:
+//   plan      (plan.h)      which set each case counts: pure;
+//   probe     (probe.h)     each set that will run (its cases match
+//                           --benchmark_filter) is opened once on this
+//                           thread, checked, calibrated and closed, one set
+//                           at a time; the plan is revised from what the
+//                           machine refused;
+//   describe  (describe.h)  typed facts, the context pairs and header.
+// No group stays open: each thread opens the group of the case it runs when
+// the case's first batch starts, and closes it when it needs another set
+// (thread_groups.h), so at most one group per thread is ever enabled.
 //
-// Fallback: where the machine has no hardware PMU, the default set and a
-// case's own list that needs one become kSoftwareDefaultEvents, and
-// SessionInfo::notice says so in one line. Where this user may not open
-// perf events at all (EACCES/EPERM: perf_event_paranoid 3 on Debian kernels,
-// a seccomp profile), those cases run without counters and a second notice
-// line gives the error with its remedy. An explicit --counters list is never
-// replaced: it is an error instead.
+// Errors (exit 2 in pmubench_main): a spec that is unknown or malformed, an
+// explicit --counters list that the machine cannot count or this user may
+// not open, a set that does not fit the PMU. Fallbacks (a notice each, the
+// run goes on): no hardware PMU (software default events), events the PMU
+// lacks (dropped from the default set or a case's own list), sets this user
+// may not open (those cases run without counters).
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_SESSION_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_SESSION_H_
 
@@ -29,53 +34,40 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "framework/runner/describe.h"
+#include "framework/runner/event_set.h"
+#include "framework/runner/plan.h"
 
 namespace pmubench {
 
-inline constexpr char kVersion[] = "0.1.0";
-
-struct RunOptions {
-  // "" = each case's own list or the default; "none" = counting off;
-  // otherwise a comma-separated spec list for every case.
-  std::string counters;
-  // False forces read(2) for every snapshot (--pmubench_no_rdpmc).
-  bool use_rdpmc = true;
-};
-
 struct SessionInfo {
-  // Empty, or one line per fallback: why some events were replaced by
-  // software events, or why some cases run without counters.
+  // What the run counts and how: the console reporter reads these.
+  internal::RunFacts facts;
+  // Empty, or the notices, one line each: why events were replaced or
+  // dropped, why some cases run without counters.
   std::string notice;
-  // pmubench_* keys for the JSON context (benchmark::AddCustomContext), in
-  // a fixed order: pmubench_version, pmubench_pmus, pmubench_events,
-  // pmubench_pinned, pmubench_exclude_kernel, pmubench_read_overhead,
-  // pmubench_case_files and, when falling back, pmubench_notice.
-  // pmubench_case_files is "BM_A=branch_prediction;Base=containers": each
-  // registered PMU case's family (its name up to the first '/': the function
-  // for PMU_BENCHMARK_CAPTURE, the base class for fixtures) once, mapped to
-  // the basename of its source file without extension; "none" without cases.
-  // reports/plot.py groups plots by it.
+  // pmubench_* keys for the JSON context (benchmark::AddCustomContext):
+  // internal::ContextPairs(facts). pmubench_case_files is
+  // "BM_A=branch_prediction;Base=containers" (reports/plot.py groups plots
+  // by it); "none" without cases.
   std::vector<std::pair<std::string, std::string>> context;
-  // Distinct event lists in use ("task-clock,page-faults,..."), for the
-  // console header; empty when counting is off.
-  std::vector<std::string> event_lists;
   // Every run field pmubench writes (events, derived metrics,
   // pmu_running_fraction), in event-set order, each once.
   std::vector<std::string> counter_names;
-  // "rdpmc", "read" or "rdpmc+read" over every opened event.
-  std::string read_methods;
 };
 
 // Decides and checks what every registered PMU case counts. Call it on the
-// main thread before benchmark::RunSpecifiedBenchmarks; calling it again
+// main thread before benchmark::RunSpecifiedBenchmarks (after
+// benchmark::Initialize, which sets --benchmark_filter); calling it again
 // re-decides (tests do this). Thread-safe against itself.
 absl::StatusOr<SessionInfo> Prepare(const RunOptions& options);
 
 namespace internal {
 
-// Prepare with default options unless Prepare already ran (a binary that
-// calls RunSpecifiedBenchmarks without pmubench_main).
-absl::Status EnsurePrepared();
+// The set case `case_index` counts (null: counting off for it), preparing
+// with default options first unless Prepare already ran (a binary that calls
+// RunSpecifiedBenchmarks without pmubench_main).
+absl::StatusOr<const EventSet*> PlannedSetFor(int case_index);
 
 }  // namespace internal
 }  // namespace pmubench

@@ -27,6 +27,23 @@ void State::FinishBatch() {
   if (counting) meter_->Accumulate();
 }
 
+void State::FinishAfterBody(const std::string& case_name) {
+  if (!gb_.error_occurred() && phase_ == Phase::kRunning) {
+    SkipWithError("pmubench: " + case_name +
+                  " left its benchmark loop before the end (a `break` or "
+                  "`return` inside `for (auto _ : state)`, or a KeepRunning "
+                  "loop left before it returned false), so its iteration "
+                  "count would be wrong; run the loop to its end, or call "
+                  "state.SkipWithError(\"why\") before leaving it");
+  } else if (!gb_.error_occurred() && phase_ == Phase::kNotStarted) {
+    SkipWithError("pmubench: " + case_name +
+                  " returned without running its benchmark loop; run "
+                  "`for (auto _ : state)` (or KeepRunning until it returns "
+                  "false), or call state.SkipWithError(\"why\") first");
+  }
+  FinishBatch();
+}
+
 void State::PauseTiming() {
   const bool counting =
       meter_ != nullptr && phase_ == Phase::kRunning && !paused_;

@@ -17,7 +17,8 @@
 // stopping the timer; ResumeTiming restarts the timer, then snapshots.
 //
 // NOTE: like benchmark::State, a State is used by one thread and lives for
-// one batch. Do not break out of the loop except after SkipWithError.
+// one batch. Do not break out of the loop except after SkipWithError: a
+// loop left early otherwise fails the run with a message that says so.
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_STATE_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_STATE_H_
 
@@ -29,6 +30,9 @@
 #include "framework/runner/batch_meter.h"
 
 namespace pmubench {
+namespace internal {
+class CaseRunner;
+}  // namespace internal
 
 class State {
  public:
@@ -106,6 +110,11 @@ class State {
   bool StartBatch();
   // Steps 4-5. Safe to call more than once.
   void FinishBatch();
+  // After the case body returned: a body that left its loop early (`break`)
+  // or never ran it, without SkipWithError, would report iterations that
+  // did not run; this fails the run instead, naming `case_name` and the fix.
+  // Then FinishBatch.
+  void FinishAfterBody(const std::string& case_name);
 
   benchmark::State& gb_;
   internal::BatchMeter* const meter_;

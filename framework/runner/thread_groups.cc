@@ -1,25 +1,34 @@
 #include "framework/runner/thread_groups.h"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <limits>
-#include <memory>
-#include <string>
+#include <map>
+#include <mutex>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace pmubench::internal {
 namespace {
 
-using GroupCache =
-    absl::flat_hash_map<std::string, std::unique_ptr<ThreadGroup>>;
+// Destroyed at thread exit, which closes the thread's group.
+std::unique_ptr<ThreadGroup>& HeldGroup() {
+  thread_local std::unique_ptr<ThreadGroup> held;
+  return held;
+}
 
-// Destroyed at thread exit, which closes the thread's groups.
-GroupCache& ThisThreadGroups() {
-  thread_local GroupCache cache;
-  return cache;
+struct OpenLog {
+  std::mutex mu;
+  std::map<std::string, int> times;
+};
+
+OpenLog& Opens() {
+  static auto* log = new OpenLog();
+  return *log;
 }
 
 }  // namespace
@@ -50,16 +59,38 @@ absl::StatusOr<std::array<double, perf::kMaxGroupEvents>> CalibrateOverhead(
   return minimum;
 }
 
-absl::StatusOr<ThreadGroup*> ThreadGroupFor(const EventSet& set) {
-  GroupCache& cache = ThisThreadGroups();
-  auto it = cache.find(set.key);
-  if (it != cache.end()) return it->second.get();
+absl::Status PinThisThread(const std::vector<int>& cpus) {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (int cpu : cpus) {
+    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &mask);
+  }
+  if (sched_setaffinity(0, sizeof(mask), &mask) != 0) {
+    return absl::ErrnoToStatus(
+        errno, absl::StrCat("sched_setaffinity to CPUs ",
+                            absl::StrJoin(cpus, ","),
+                            " (the core PMU's CPUs of this hybrid machine)"));
+  }
+  return absl::OkStatus();
+}
 
+absl::StatusOr<std::unique_ptr<ThreadGroup>> OpenCalibrated(
+    const EventSet& set) {
+  {
+    OpenLog& log = Opens();
+    std::lock_guard<std::mutex> lock(log.mu);
+    ++log.times[set.key];
+  }
+  if (!set.cpus.empty()) {
+    if (absl::Status pinned = PinThisThread(set.cpus); !pinned.ok()) {
+      return pinned;
+    }
+  }
   absl::StatusOr<perf::CounterGroup> group =
       perf::CounterGroup::Open(set.events, set.options);
   if (!group.ok()) return group.status();
-  auto opened =
-      std::make_unique<ThreadGroup>(ThreadGroup{&set, std::move(*group), {}});
+  auto opened = std::make_unique<ThreadGroup>(
+      ThreadGroup{&set, set.key, std::move(*group), {}});
   absl::StatusOr<std::array<double, perf::kMaxGroupEvents>> overhead =
       CalibrateOverhead(opened->group, kCalibrationRounds);
   if (!overhead.ok()) {
@@ -68,13 +99,33 @@ absl::StatusOr<ThreadGroup*> ThreadGroupFor(const EventSet& set) {
                                      overhead.status().message()));
   }
   opened->overhead = *overhead;
-  ThreadGroup* result = opened.get();
-  cache.emplace(set.key, std::move(opened));
-  return result;
+  return opened;
 }
 
-int OpenThreadGroupCount() {
-  return static_cast<int>(ThisThreadGroups().size());
+absl::StatusOr<ThreadGroup*> ThreadGroupFor(const EventSet& set) {
+  std::unique_ptr<ThreadGroup>& held = HeldGroup();
+  if (held != nullptr && held->key == set.key) {
+    // The caller's set counts the same events; an earlier caller's set may
+    // be gone (a test's local EventSet), so point at this one.
+    held->set = &set;
+    return held.get();
+  }
+  held.reset();  // close the other set's group before opening this one
+  absl::StatusOr<std::unique_ptr<ThreadGroup>> opened = OpenCalibrated(set);
+  if (!opened.ok()) return opened.status();
+  held = *std::move(opened);
+  return held.get();
+}
+
+void CloseThreadGroup() { HeldGroup().reset(); }
+
+int OpenThreadGroupCount() { return HeldGroup() != nullptr ? 1 : 0; }
+
+int TimesOpened(const std::string& key) {
+  OpenLog& log = Opens();
+  std::lock_guard<std::mutex> lock(log.mu);
+  auto it = log.times.find(key);
+  return it == log.times.end() ? 0 : it->second;
 }
 
 }  // namespace pmubench::internal

@@ -1,7 +1,10 @@
-// The calling thread's counter groups: one open CounterGroup per event set,
-// opened (and its overhead calibrated) the first time the thread measures
-// that set, reused by every later batch and benchmark on the thread, and
-// closed when the thread exits (the cache is thread_local).
+// The calling thread's counter group: at most one open CounterGroup per
+// thread, for the event set of the case the thread is measuring. Asking for
+// another set closes the held group first, so a pinned group never competes
+// with the groups of cases that are not running; asking for the same set
+// again reuses it (every batch of a case, and consecutive cases that count
+// the same events). The holder is thread_local: the group closes when the
+// thread exits.
 //
 // NOTE: Google Benchmark 1.7.1 runs thread 0 of every case on the main thread
 // but starts fresh worker threads for each batch of a ->Threads(n) case, so
@@ -10,7 +13,11 @@
 #define PMUBENCH_FRAMEWORK_RUNNER_THREAD_GROUPS_H_
 
 #include <array>
+#include <memory>
+#include <string>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "framework/perf/counter_group.h"
 #include "framework/runner/event_set.h"
@@ -22,15 +29,28 @@ namespace pmubench::internal {
 inline constexpr int kCalibrationRounds = 200;
 
 struct ThreadGroup {
-  const EventSet* set = nullptr;  // not owned; lives as long as the process
+  // Not owned: the set of the latest ThreadGroupFor call (same key), which
+  // outlives the batches that use it.
+  const EventSet* set = nullptr;
+  std::string key;  // set->key when opened; compared without touching set
   perf::CounterGroup group;
   // Per event: the minimum count of an empty start/stop pair.
   std::array<double, perf::kMaxGroupEvents> overhead{};
 };
 
-// The calling thread's group for `set`: opens and calibrates it on first use.
-// Errors come from CounterGroup::Open and carry its remedy.
+// Opens `set` on the calling thread (pinning the thread to set.cpus first,
+// when given) and calibrates its overhead. Errors come from
+// CounterGroup::Open and carry its remedy. Every call counts towards
+// TimesOpened(set.key).
+absl::StatusOr<std::unique_ptr<ThreadGroup>> OpenCalibrated(
+    const EventSet& set);
+
+// The calling thread's group for `set`: the held one when it counts the same
+// set, else the held group is closed and `set` opened in its place.
 absl::StatusOr<ThreadGroup*> ThreadGroupFor(const EventSet& set);
+
+// Closes the calling thread's group, if any.
+void CloseThreadGroup();
 
 // Measures `rounds` empty Snapshot/Snapshot pairs and returns the minimum
 // delta of each event (scaled as perf::Delta scales). Fails when the group
@@ -38,8 +58,13 @@ absl::StatusOr<ThreadGroup*> ThreadGroupFor(const EventSet& set);
 absl::StatusOr<std::array<double, perf::kMaxGroupEvents>> CalibrateOverhead(
     perf::CounterGroup& group, int rounds);
 
-// Number of groups the calling thread holds open (for tests).
+// Pins the calling thread to `cpus` (sched_setaffinity(2) with pid 0).
+absl::Status PinThisThread(const std::vector<int>& cpus);
+
+// For tests: groups the calling thread holds open (0 or 1), and how often
+// a set with `key` has been opened in this process (probes included).
 int OpenThreadGroupCount();
+int TimesOpened(const std::string& key);
 
 }  // namespace pmubench::internal
 

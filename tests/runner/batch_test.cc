@@ -132,6 +132,61 @@ void BM_Captured(State& state, size_t pages_per_iteration) {
 }
 PMU_BENCHMARK_CAPTURE(BM_Captured, seven, size_t{7})->Iterations(10);
 
+// Leaves the loop with `break` and no SkipWithError: Google Benchmark would
+// report max_iterations for it; the run must fail instead.
+void BM_BreaksWithoutError(State& state) {
+  int left = 3;
+  for (auto _ : state) {
+    if (--left == 0) break;
+  }
+}
+PMU_BENCHMARK(BM_BreaksWithoutError)->Iterations(10);
+
+void BM_KeepRunningLeftEarly(State& state) {
+  while (state.KeepRunning()) break;
+}
+PMU_BENCHMARK(BM_KeepRunningLeftEarly)->Iterations(10);
+
+void BM_NeverRunsItsLoop(State&) {}
+PMU_BENCHMARK(BM_NeverRunsItsLoop)->Iterations(10);
+
+// Derived metrics of a threaded run: the ratio of the sums over threads.
+// Thread 0 does nothing per iteration; thread 1 touches 4 fresh pages. The
+// metric page-faults / task-clock is set by hand (no built-in metric has
+// software inputs); a mean of per-thread ratios would be about half the
+// ratio of the sums, as thread 0's task-clock is far below thread 1's.
+internal::BatchTotals ratio_totals;
+
+const internal::EventSet& FaultsPerTaskClock() {
+  static const internal::EventSet* set = [] {
+    absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
+    absl::StatusOr<internal::EventSet> made =
+        internal::MakeEventSet("page-faults,task-clock", *pmus, {});
+    auto* owned = new internal::EventSet(*made);
+    owned->derived = {{"faults-per-ns", 0, 1}};
+    return owned;
+  }();
+  return *set;
+}
+
+void BM_ThreadRatio(benchmark::State& gb_state) {
+  absl::StatusOr<internal::ThreadGroup*> group =
+      internal::ThreadGroupFor(FaultsPerTaskClock());
+  if (!group.ok()) {
+    gb_state.SkipWithError(std::string(group.status().message()).c_str());
+    return;
+  }
+  const size_t pages = gb_state.thread_index() == 1 ? 4 : 0;
+  FreshPages fresh(pages * static_cast<size_t>(gb_state.max_iterations));
+  internal::BatchMeter meter(**group);
+  {
+    State state(gb_state, &meter);
+    for (auto _ : state) fresh.TouchNext(pages);
+  }
+  meter.Report(gb_state, ratio_totals);
+}
+BENCHMARK(BM_ThreadRatio)->Threads(2)->Iterations(200);
+
 void BM_EmptyLoop(State& state) {
   for (auto _ : state) {
   }
@@ -282,6 +337,37 @@ TEST_F(BatchTest, SkipWithErrorFailsThatCaseOnly) {
   EXPECT_EQ(CounterOf(*good, "page-faults"), 1.0);
 }
 
+TEST_F(BatchTest, LeavingTheLoopEarlyWithoutErrorFailsTheCase) {
+  const std::vector<BenchRun> runs = RunMatching(
+      "^(BM_BreaksWithoutError|BM_KeepRunningLeftEarly|BM_NeverRunsItsLoop)");
+  ASSERT_EQ(runs.size(), 3u);
+  for (const BenchRun& run : runs) {
+    EXPECT_TRUE(run.error_occurred) << run.benchmark_name();
+    EXPECT_THAT(run.error_message, HasSubstr(run.run_name.function_name));
+    EXPECT_THAT(run.error_message, HasSubstr("SkipWithError"));
+    EXPECT_EQ(run.counters.count("page-faults"), 0u);
+  }
+  const BenchRun* broke = FindRun(runs, "BM_BreaksWithoutError/iterations:10");
+  ASSERT_NE(broke, nullptr);
+  EXPECT_THAT(broke->error_message, HasSubstr("before the end"));
+}
+
+TEST_F(BatchTest, ThreadedDerivedMetricIsTheRatioOfSums) {
+  const std::vector<BenchRun> runs = RunMatching("^BM_ThreadRatio");
+  ASSERT_EQ(runs.size(), 1u);
+  const BenchRun& run = runs[0];
+  ASSERT_FALSE(run.error_occurred) << run.error_message;
+  EXPECT_EQ(run.threads, 2);
+  // Both fields are sums over threads per iteration; their ratio is the
+  // ratio of the summed totals.
+  const double faults = CounterOf(run, "page-faults");
+  const double clock = CounterOf(run, "task-clock");
+  EXPECT_EQ(faults, 2.0) << "4 per iteration on one thread of two";
+  ASSERT_GT(clock, 0.0);
+  EXPECT_NEAR(CounterOf(run, "faults-per-ns"), faults / clock,
+              1e-9 * faults / clock);
+}
+
 TEST_F(BatchTest, ErrorsBeforeTheLoopFailTheCase) {
   const std::vector<BenchRun> runs =
       RunMatching("^(BM_FailsBeforeLoop|BM_ReturnsAfterSetupError)");
@@ -365,7 +451,7 @@ TEST_F(BatchTest, GroupsAreOpenedOncePerThreadAndReused) {
 
 TEST_F(SessionTest, CountersNoneTurnsCountingOff) {
   const SessionInfo info = PrepareOrDie({.counters = "none"});
-  EXPECT_TRUE(info.event_lists.empty());
+  EXPECT_TRUE(info.facts.sets.empty());
   const std::vector<BenchRun> runs = RunMatching("^BM_TouchPages/1/");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].counters.count("page-faults"), 0u);

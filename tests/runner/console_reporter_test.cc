@@ -54,8 +54,11 @@ class ReporterTest : public ::testing::Test {
     SessionInfo session;
     session.counter_names = {"task-clock", "page-faults",
                              internal::kRunningFractionName};
-    session.event_lists = {"task-clock,page-faults"};
-    session.read_methods = "read";
+    internal::SetFacts set;
+    set.events = {{.spec = "task-clock", .pmu_name = "software"},
+                  {.spec = "page-faults", .pmu_name = "software"}};
+    set.overhead = {1500, 0};
+    session.facts.sets = {set};
     reporter_ = std::make_unique<PmuConsoleReporter>(
         benchmark::ConsoleReporter::OO_None, session);
     reporter_->SetOutputStream(&out_);

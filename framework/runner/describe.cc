@@ -1,0 +1,186 @@
+#include "framework/runner/describe.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace pmubench::internal {
+namespace {
+
+// The perf layer's reason for a read(2) fallback, where its OpenedEvent
+// carries one (a member read_fallback_reason); "" otherwise.
+template <class Opened>
+std::string FallbackReason(const Opened& opened) {
+  if constexpr (requires { opened.read_fallback_reason; }) {
+    return std::string(opened.read_fallback_reason);
+  } else {
+    return "";
+  }
+}
+
+std::string Join(const std::vector<std::string>& parts, const char* sep) {
+  return parts.empty() ? "none" : absl::StrJoin(parts, sep);
+}
+
+std::string FormatEvents(const RunFacts& facts) {
+  std::vector<std::string> parts;
+  std::set<std::string> seen;
+  for (const SetFacts& set : facts.sets) {
+    for (const EventFacts& e : set.events) {
+      if (!seen.insert(e.spec).second) continue;
+      parts.push_back(absl::StrFormat(
+          "%s (pmu=%s type=%u config=0x%x read=%s kernel=%s)", e.spec,
+          e.pmu_name, e.type, e.config, perf::ReadMethodName(e.read_method),
+          e.counts_kernel ? "yes" : "no"));
+    }
+  }
+  return Join(parts, "; ");
+}
+
+std::string FormatOverhead(const RunFacts& facts) {
+  std::vector<std::string> parts;
+  for (const SetFacts& set : facts.sets) {
+    std::vector<std::string> pairs;
+    for (size_t i = 0; i < set.events.size(); ++i) {
+      pairs.push_back(
+          absl::StrFormat("%s=%g", set.events[i].spec, set.overhead[i]));
+    }
+    parts.push_back(absl::StrJoin(pairs, " "));
+  }
+  return Join(parts, "; ");
+}
+
+std::string ReadMethods(const RunFacts& facts) {
+  std::set<std::string> methods;
+  for (const SetFacts& set : facts.sets) {
+    for (const EventFacts& e : set.events) {
+      methods.insert(perf::ReadMethodName(e.read_method));
+    }
+  }
+  return methods.empty() ? "none" : absl::StrJoin(methods, "+");
+}
+
+}  // namespace
+
+std::string SetFacts::SpecList() const {
+  return absl::StrJoin(events, ",", [](std::string* out, const EventFacts& e) {
+    out->append(e.spec);
+  });
+}
+
+SetFacts DescribeSet(const EventSet& set, const SetProbe& probe) {
+  SetFacts facts;
+  for (int i = 0; i < set.size(); ++i) {
+    EventFacts e;
+    e.spec = set.events[i].spec;
+    e.pmu_name = set.events[i].pmu_name;
+    e.needs_hardware_pmu = set.events[i].needs_hardware_pmu;
+    if (i < static_cast<int>(probe.opened.size())) {
+      const perf::OpenedEvent& opened = probe.opened[i];
+      e.type = opened.attr.type;
+      e.config = opened.attr.config;
+      e.read_method = opened.read_method;
+      e.read_fallback_reason = FallbackReason(opened);
+      e.counts_kernel = opened.attr.exclude_kernel == 0;
+    }
+    facts.events.push_back(std::move(e));
+    facts.overhead.push_back(probe.overhead[i]);
+  }
+  for (const DerivedMetric& d : set.derived) facts.derived.push_back(d.name);
+  return facts;
+}
+
+std::vector<std::pair<std::string, std::string>> CaseFiles(
+    const std::vector<CaseRequest>& cases) {
+  std::vector<std::pair<std::string, std::string>> files;
+  std::set<std::string> seen;
+  for (const CaseRequest& c : cases) {
+    std::string family = c.name.substr(0, c.name.find('/'));
+    if (!seen.insert(family).second) continue;  // the first file wins
+    std::string file = c.file.substr(c.file.find_last_of('/') + 1);
+    file = file.substr(0, file.rfind('.'));
+    files.emplace_back(std::move(family), std::move(file));
+  }
+  return files;
+}
+
+std::string ReadFallbackNotice(const RunFacts& facts) {
+  for (const SetFacts& set : facts.sets) {
+    for (const EventFacts& e : set.events) {
+      if (!e.needs_hardware_pmu || e.read_method != perf::ReadMethod::kRead) {
+        continue;
+      }
+      return absl::StrCat(
+          "pmubench: hardware events (", e.spec,
+          ", ...) are read with read(2), one syscall per snapshot, not in "
+          "user space",
+          e.read_fallback_reason.empty() ? "" : ": ", e.read_fallback_reason);
+    }
+  }
+  return "";
+}
+
+std::vector<std::pair<std::string, std::string>> ContextPairs(
+    const RunFacts& facts) {
+  std::vector<std::string> files;
+  for (const auto& [family, file] : facts.case_files) {
+    files.push_back(absl::StrCat(family, "=", file));
+  }
+  std::vector<std::pair<std::string, std::string>> pairs = {
+      {"pmubench_version", kVersion},
+      {"pmubench_pmus", Join(facts.pmus, ",")},
+      {"pmubench_events", FormatEvents(facts)},
+      {"pmubench_pinned", facts.pinned ? "true" : "false"},
+      {"pmubench_exclude_kernel", facts.exclude_kernel ? "true" : "false"},
+      {"pmubench_read_overhead", FormatOverhead(facts)},
+      {"pmubench_case_files", Join(files, ";")},
+  };
+  if (!facts.notices.empty()) {
+    pairs.emplace_back("pmubench_notice", absl::StrJoin(facts.notices, " "));
+  }
+  return pairs;
+}
+
+std::string ConsoleHeader(const RunFacts& facts) {
+  std::string out;
+  if (facts.sets.empty()) {
+    // Off by --counters=none, or because no event could be opened (the
+    // notices say why).
+    absl::StrAppend(&out, "pmubench ", kVersion, ": counting off",
+                    facts.notices.empty() ? " (--counters=none)" : "", "\n");
+  } else {
+    std::vector<std::string> lists;
+    for (const SetFacts& set : facts.sets) lists.push_back(set.SpecList());
+    absl::StrAppend(&out, "pmubench ", kVersion, ": counts per iteration of ",
+                    absl::StrJoin(lists, " | "), " (read by ",
+                    ReadMethods(facts), "; on-PMU shown when < 100%)\n");
+    absl::StrAppend(&out,
+                    "pmubench: subtracted per batch (empty start/stop, "
+                    "minimum): ",
+                    FormatOverhead(facts), "\n");
+  }
+  for (const std::string& notice : facts.notices) {
+    absl::StrAppend(&out, notice, "\n");
+  }
+  return out;
+}
+
+std::vector<std::string> CounterNames(const RunFacts& facts) {
+  std::vector<std::string> names;
+  auto add = [&names](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  };
+  for (const SetFacts& set : facts.sets) {
+    for (const EventFacts& e : set.events) add(e.spec);
+    for (const std::string& d : set.derived) add(d);
+  }
+  if (!facts.sets.empty()) names.push_back(kRunningFractionName);
+  return names;
+}
+
+}  // namespace pmubench::internal

@@ -1,0 +1,85 @@
+// The describing step: typed facts about a run (what each event set counts,
+// how each event was opened and is read, what overhead is subtracted, what
+// fell back and why) and the two texts made from them: the pmubench_* JSON
+// context pairs and the console header. Both formatters read the facts;
+// neither parses the other's text.
+#ifndef PMUBENCH_FRAMEWORK_RUNNER_DESCRIBE_H_
+#define PMUBENCH_FRAMEWORK_RUNNER_DESCRIBE_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/perf/counter_group.h"
+#include "framework/runner/event_set.h"
+#include "framework/runner/plan.h"
+
+namespace pmubench {
+
+inline constexpr char kVersion[] = "0.1.0";
+
+namespace internal {
+
+struct EventFacts {
+  std::string spec = "";      // as spelled: the JSON field
+  std::string pmu_name = "";  // "cpu", "software", "msr", ...
+  uint32_t type = 0;     // perf_event_attr.type and .config as opened
+  uint64_t config = 0;
+  perf::ReadMethod read_method = perf::ReadMethod::kRead;
+  // Why the event is read with read(2) rather than in user space; empty when
+  // it is read in user space or the perf layer gives no reason.
+  std::string read_fallback_reason = "";
+  bool counts_kernel = false;  // perf_event_attr.exclude_kernel == 0
+  bool needs_hardware_pmu = false;
+};
+
+struct SetFacts {
+  std::vector<EventFacts> events;
+  std::vector<double> overhead;       // per event, subtracted per segment
+  std::vector<std::string> derived;   // derived metric names, in order
+  std::string SpecList() const;       // "a,b,c"
+};
+
+struct RunFacts {
+  std::vector<std::string> pmus;  // PMU names under sysfs
+  std::vector<SetFacts> sets;     // every set that will run, in plan order
+  bool pinned = true;             // leaders opened with attr.pinned
+  bool exclude_kernel = true;     // the default for events without :u/:k
+  // family -> source file base name, for pmubench_case_files.
+  std::vector<std::pair<std::string, std::string>> case_files;
+  std::vector<std::string> notices;  // one line each
+};
+
+// The facts of one opened set (its probe succeeded).
+SetFacts DescribeSet(const EventSet& set, const SetProbe& probe);
+
+// Each registered case's family (its name up to the first '/': the function
+// of PMU_BENCHMARK_CAPTURE, the base class of a fixture) once, with the base
+// name of its source file without extension.
+std::vector<std::pair<std::string, std::string>> CaseFiles(
+    const std::vector<CaseRequest>& cases);
+
+// "pmubench: hardware events are read with read(2) ...: REASON", once, when
+// some hardware event is not read in user space; else "".
+std::string ReadFallbackNotice(const RunFacts& facts);
+
+// The pmubench_* context pairs, in a fixed order: pmubench_version,
+// pmubench_pmus, pmubench_events, pmubench_pinned, pmubench_exclude_kernel,
+// pmubench_read_overhead, pmubench_case_files and, with notices,
+// pmubench_notice (one line: Google Benchmark prints values as they are).
+std::vector<std::pair<std::string, std::string>> ContextPairs(
+    const RunFacts& facts);
+
+// The lines the console prints after Google Benchmark's context: what is
+// counted and read how, the overhead subtracted, and the notices.
+std::string ConsoleHeader(const RunFacts& facts);
+
+// Every run field pmubench writes (events, derived metrics,
+// pmu_running_fraction), in set order, each once.
+std::vector<std::string> CounterNames(const RunFacts& facts);
+
+}  // namespace internal
+}  // namespace pmubench
+
+#endif  // PMUBENCH_FRAMEWORK_RUNNER_DESCRIBE_H_
