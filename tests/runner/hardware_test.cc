@@ -82,7 +82,7 @@ class HwNopsFixture : public Fixture {
   void SetUp(State&) override { CountedLoop(20'000); }
   void TearDown(State&) override { CountedLoop(20'000); }
 };
-PMU_BENCHMARK_DEFINE_F(HwNopsFixture, Nops) {
+PMU_BENCHMARK_DEFINE_F(HwNopsFixture, Nops)(State& state) {
   for (auto _ : state) Nops<100>();
 }
 PMU_BENCHMARK_REGISTER_F(HwNopsFixture, Nops)->Iterations(kIterations);
@@ -151,7 +151,13 @@ TEST_F(HardwareRunnerTest, SessionReadsCountersInUserSpace) {
   if (std::string why = testing::NoUserReadReason(); !why.empty()) {
     GTEST_SKIP() << why;
   }
-  EXPECT_EQ(info_.read_methods, "rdpmc");
+  ASSERT_FALSE(info_.facts.sets.empty());
+  for (const internal::SetFacts& set : info_.facts.sets) {
+    for (const internal::EventFacts& event : set.events) {
+      EXPECT_EQ(event.read_method, perf::ReadMethod::kRdpmc)
+          << event.spec << ": " << event.read_fallback_reason;
+    }
+  }
 }
 
 TEST_F(HardwareRunnerTest, RangeForLoopCountsExactly) {
