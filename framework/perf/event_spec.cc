@@ -122,16 +122,106 @@ std::vector<std::string> TermNames(const Pmu& pmu, bool with_aliases) {
   return names;
 }
 
-bool IsCorePmu(const Pmu& pmu, const PmuRegistry& pmus) {
-  return &pmu == pmus.CorePmu() || pmu.name == "cpu_atom";
+// Where a term's value lands: one of the config words, a format field, or
+// an alias that expands to its own terms.
+absl::Status ApplyTerms(absl::string_view terms, size_t offset,
+                        absl::string_view spec, const Pmu& pmu,
+                        bool allow_aliases, ResolvedEvent& event,
+                        std::set<std::string>& written);
+
+absl::Status ApplyFormatTerm(const FormatField& field, absl::string_view name,
+                             absl::string_view value_text, uint64_t value,
+                             absl::string_view spec, size_t value_pos,
+                             ResolvedEvent& event) {
+  const int width = FieldWidth(field);
+  if (width < 64 && (value >> width) != 0) {
+    return SpecError(absl::StatusCode::kInvalidArgument, spec, value_pos,
+                     absl::StrCat("value ", value_text, " does not fit term \"",
+                                  name, "\" (", width,
+                                  " bits: ", FormatText(field), ")"));
+  }
+  Deposit(field, value, event);
+  return absl::OkStatus();
+}
+
+absl::Status ApplyAlias(const EventAlias& alias, absl::string_view name,
+                        absl::string_view spec, size_t pos, const Pmu& pmu,
+                        ResolvedEvent& event, std::set<std::string>& written) {
+  if (!alias.bad_scale.empty()) {
+    return SpecError(
+        absl::StatusCode::kInvalidArgument, spec, pos,
+        absl::StrCat("alias \"", name, "\" of PMU ", pmu.name,
+                     " has a scale that is not a positive finite number (",
+                     alias.bad_scale, "); count it unscaled with its terms: ",
+                     pmu.name, "/", alias.terms, "/"));
+  }
+  absl::Status expanded =
+      ApplyTerms(alias.terms, 0, alias.terms, pmu,
+                 /*allow_aliases=*/false, event, written);
+  if (!expanded.ok()) {
+    return SpecError(absl::StatusCode::kInvalidArgument, spec, pos,
+                     absl::StrCat("alias \"", name, "\" of PMU ", pmu.name,
+                                  " has terms this parser cannot apply: ",
+                                  expanded.message()));
+  }
+  event.scale = alias.scale;
+  event.unit = alias.unit;
+  return absl::OkStatus();
+}
+
+// Applies one "name=value" or bare "name" term found at `pos` of `spec`.
+absl::Status ApplyTerm(absl::string_view term, size_t pos,
+                       absl::string_view spec, const Pmu& pmu,
+                       bool allow_aliases, ResolvedEvent& event,
+                       std::set<std::string>& written) {
+  const size_t eq = term.find('=');
+  const std::string name(term.substr(0, eq));
+  if (name.empty()) {
+    return SpecError(absl::StatusCode::kInvalidArgument, spec, pos,
+                     "empty term (terms are name=value, separated by ',')");
+  }
+  std::optional<uint64_t> value = uint64_t{1};  // a bare term means =1
+  const absl::string_view value_text =
+      eq == absl::string_view::npos ? "1" : term.substr(eq + 1);
+  if (eq != absl::string_view::npos) {
+    value = ParseNumber(value_text);
+    if (!value) {
+      return SpecError(
+          absl::StatusCode::kInvalidArgument, spec, pos + eq + 1,
+          absl::StrCat("value \"", value_text, "\" of term \"", name,
+                       "\" is not a decimal or 0x-hex number"));
+    }
+  }
+  written.insert(name);
+  if (name == "config" || name == "config1" || name == "config2") {
+    *Word(event, name == "config" ? 0 : name == "config1" ? 1 : 2) = *value;
+    return absl::OkStatus();
+  }
+  if (auto format = pmu.formats.find(name); format != pmu.formats.end()) {
+    return ApplyFormatTerm(format->second, name, value_text, *value, spec,
+                           pos + eq + 1, event);
+  }
+  auto alias = pmu.aliases.find(name);
+  if (alias != pmu.aliases.end() && allow_aliases &&
+      eq == absl::string_view::npos) {
+    return ApplyAlias(alias->second, name, spec, pos, pmu, event, written);
+  }
+  const std::vector<std::string> valid = TermNames(pmu, allow_aliases);
+  return SpecError(
+      absl::StatusCode::kNotFound, spec, pos,
+      absl::StrCat("unknown term \"", name, "\" for PMU ", pmu.name,
+                   DidYouMean(NearNames(name, valid)),
+                   "; valid terms and aliases: ", absl::StrJoin(valid, ", ")));
 }
 
 // Applies the terms between the slashes of pmu/terms/. `offset` is where
 // `terms` starts inside `spec`. Aliases expand to their own terms (which may
-// not name further aliases) and bring their .scale and .unit.
+// not name further aliases) and bring their .scale and .unit. `written`
+// collects the names of the terms and config words set.
 absl::Status ApplyTerms(absl::string_view terms, size_t offset,
                         absl::string_view spec, const Pmu& pmu,
-                        bool allow_aliases, ResolvedEvent& event) {
+                        bool allow_aliases, ResolvedEvent& event,
+                        std::set<std::string>& written) {
   if (terms.empty()) {
     return SpecError(absl::StatusCode::kInvalidArgument, spec, offset,
                      absl::StrCat("no terms between the slashes; write ",
@@ -140,61 +230,30 @@ absl::Status ApplyTerms(absl::string_view terms, size_t offset,
   }
   size_t pos = offset;
   for (absl::string_view term : absl::StrSplit(terms, ',')) {
-    const size_t eq = term.find('=');
-    const std::string name(term.substr(0, eq));
-    if (name.empty()) {
-      return SpecError(absl::StatusCode::kInvalidArgument, spec, pos,
-                       "empty term (terms are name=value, separated by ',')");
-    }
-    std::optional<uint64_t> value = uint64_t{1};  // a bare term means =1
-    if (eq != absl::string_view::npos) {
-      value = ParseNumber(term.substr(eq + 1));
-      if (!value) {
-        return SpecError(
-            absl::StatusCode::kInvalidArgument, spec, pos + eq + 1,
-            absl::StrCat("value \"", term.substr(eq + 1), "\" of term \"",
-                         name, "\" is not a decimal or 0x-hex number"));
-      }
-    }
-    auto alias = pmu.aliases.find(name);
-    auto format = pmu.formats.find(name);
-    if (name == "config" || name == "config1" || name == "config2") {
-      *Word(event, name == "config" ? 0 : name == "config1" ? 1 : 2) = *value;
-    } else if (format != pmu.formats.end()) {
-      const int width = FieldWidth(format->second);
-      if (width < 64 && (*value >> width) != 0) {
-        return SpecError(
-            absl::StatusCode::kInvalidArgument, spec, pos + eq + 1,
-            absl::StrCat("value ", term.substr(eq + 1), " does not fit term \"",
-                         name, "\" (", width, " bits: ",
-                         FormatText(format->second), ")"));
-      }
-      Deposit(format->second, *value, event);
-    } else if (alias != pmu.aliases.end() && allow_aliases &&
-               eq == absl::string_view::npos) {
-      absl::Status expanded = ApplyTerms(alias->second.terms, 0,
-                                         alias->second.terms, pmu,
-                                         /*allow_aliases=*/false, event);
-      if (!expanded.ok()) {
-        return SpecError(
-            absl::StatusCode::kInvalidArgument, spec, pos,
-            absl::StrCat("alias \"", name, "\" of PMU ", pmu.name,
-                         " has terms this parser cannot apply: ",
-                         expanded.message()));
-      }
-      event.scale = alias->second.scale;
-      event.unit = alias->second.unit;
-    } else {
-      const std::vector<std::string> valid = TermNames(pmu, allow_aliases);
-      return SpecError(
-          absl::StatusCode::kNotFound, spec, pos,
-          absl::StrCat("unknown term \"", name, "\" for PMU ", pmu.name,
-                       DidYouMean(NearNames(name, valid)),
-                       "; valid terms and aliases: ", absl::StrJoin(valid, ", ")));
-    }
+    absl::Status applied =
+        ApplyTerm(term, pos, spec, pmu, allow_aliases, event, written);
+    if (!applied.ok()) return applied;
     pos += term.size() + 1;
   }
   return absl::OkStatus();
+}
+
+// arm64 core PMUs let user space read an event's counter only when the
+// event asks through the PMU's rdpmc format term (rdpmc=config1:1,
+// drivers/perf/arm_pmuv3.c, Linux 5.17+) and kernel.perf_user_access is 1.
+// x86 core PMUs have no such term (their cpu/rdpmc file decides), so this
+// sets nothing there. A value the spec wrote for the term, or for the config
+// word that holds it, is kept as written.
+void RequestUserReads(const Pmu& core, const std::set<std::string>& written,
+                      ResolvedEvent& event) {
+  static constexpr const char* kWords[] = {"config", "config1", "config2"};
+  auto term = core.formats.find("rdpmc");
+  if (term == core.formats.end() || written.count("rdpmc") != 0) return;
+  for (const BitRange& r : term->second.ranges) {
+    if (written.count(kWords[r.word]) != 0) return;
+  }
+  Deposit(term->second, 1, event);
+  event.user_read_term_set = true;
 }
 
 // pmu/terms/ with an optional modifier suffix ("/u" or "/:u").
@@ -213,18 +272,23 @@ absl::StatusOr<ResolvedEvent> ResolveSysfsSpec(absl::string_view spec,
     return SpecError(
         absl::StatusCode::kNotFound, spec, 0,
         absl::StrCat("no PMU named \"", pmu_name, "\" under ", pmus.root(),
-                     DidYouMean(NearNames(pmu_name, names)),
+                     DidYouMean(NearNames(AsStd(pmu_name), names)),
                      "; PMUs here: ", absl::StrJoin(names, ", ")));
   }
   ResolvedEvent event;
   event.spec = std::string(spec);
   event.pmu_name = pmu->name;
   event.type = pmu->type;
-  event.needs_hardware_pmu = IsCorePmu(*pmu, pmus);
+  event.needs_hardware_pmu = pmu->is_core;
+  std::set<std::string> written;
   absl::Status applied =
       ApplyTerms(spec.substr(open + 1, close - open - 1), open + 1, spec, *pmu,
-                 /*allow_aliases=*/true, event);
+                 /*allow_aliases=*/true, event, written);
   if (!applied.ok()) return applied;
+  if (pmu->is_core) {
+    event.core_pmu = pmu->name;
+    RequestUserReads(*pmu, written, event);
+  }
   absl::string_view suffix = spec.substr(close + 1);
   size_t suffix_pos = close + 1;
   if (!suffix.empty() && suffix[0] == ':') {
@@ -247,10 +311,18 @@ bool IsRawName(absl::string_view name) {
 
 // On hybrid machines generic hardware and cache events name the core PMU in
 // config bits 32-63 (linux/perf_event.h, PERF_PMU_TYPE_SHIFT); raw events use
-// the core PMU's own type. Elsewhere the core PMU is implied.
+// the core PMU's own type. Elsewhere the core PMU is implied. Either way the
+// core PMU's rdpmc term, where it has one, asks for user-space reads.
+// NOTE: on arm64 big.LITTLE the kernel accepts the PMU type bits only where
+// its arm_pmu has PERF_PMU_CAP_EXTENDED_HW_TYPE (newer kernels); older ones
+// refuse with ENOENT, and the PMU's own aliases (armv8_cortex_a72/cpu_cycles/)
+// are the way to count there.
 void TargetCorePmu(const PmuRegistry& pmus, ResolvedEvent& event) {
   const Pmu* core = pmus.CorePmu();
-  if (core == nullptr || !pmus.IsHybrid()) return;
+  if (core == nullptr) return;
+  event.core_pmu = core->name;
+  RequestUserReads(*core, /*written=*/{}, event);
+  if (!pmus.IsHybrid()) return;
   if (event.type == PERF_TYPE_RAW) {
     event.type = core->type;
   } else {
@@ -277,7 +349,7 @@ absl::StatusOr<ResolvedEvent> ResolveNamedSpec(absl::string_view spec,
   ResolvedEvent event;
   event.spec = std::string(spec);
   event.modifiers = modifiers;
-  if (std::optional<NamedEvent> named = FindNamedEvent(name)) {
+  if (std::optional<NamedEvent> named = FindNamedEvent(AsStd(name))) {
     event.type = named->type;
     event.config = named->config;
     event.needs_hardware_pmu = IsHardwareType(named->type);
@@ -290,7 +362,8 @@ absl::StatusOr<ResolvedEvent> ResolveNamedSpec(absl::string_view spec,
     event.needs_hardware_pmu = true;
     event.pmu_name = "raw";
   } else {
-    std::vector<std::string> near = NearNames(name, KnownEventNames(pmus));
+    std::vector<std::string> near =
+        NearNames(AsStd(name), KnownEventNames(pmus));
     // "tsc" should suggest "msr/tsc/": compare against the alias part too.
     for (const std::string& pmu_name : pmus.Names()) {
       const Pmu* pmu = pmus.Find(pmu_name);

@@ -66,6 +66,15 @@ struct ResolvedEvent {
   // True when the event needs a hardware PMU (generic hardware, cache, raw,
   // or a core PMU); false for software and uncore-like sysfs PMUs.
   bool needs_hardware_pmu = false;
+  // The core PMU that counts this hardware event ("cpu", "cpu_core",
+  // "armv8_pmuv3", ...); "" for software and uncore events, and for hardware
+  // events on a machine without a core PMU.
+  std::string core_pmu;
+  // True when resolution set the core PMU's format/rdpmc term (arm64:
+  // rdpmc=config1:1), which asks the kernel to allow user-space reads of the
+  // counter. Only PMUs that have the term get it; a value the spec wrote for
+  // the term (or for its whole config word) is kept.
+  bool user_read_term_set = false;
 };
 
 // Parses and resolves one spec against `pmus`. Errors (InvalidArgument or

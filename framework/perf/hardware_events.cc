@@ -3,6 +3,7 @@
 #include <linux/perf_event.h>
 
 #include "absl/strings/match.h"
+#include "framework/perf/string_view_bridge.h"
 
 namespace pmubench::perf {
 namespace {
@@ -113,7 +114,7 @@ const std::vector<NamedEvent>& AllNamedEvents() {
   return *kTable;
 }
 
-std::optional<NamedEvent> FindNamedEvent(absl::string_view name) {
+std::optional<NamedEvent> FindNamedEvent(std::string_view name) {
   for (const Alias& a : kAliases) {
     if (name == a.alias) {
       name = a.canonical;
@@ -124,7 +125,7 @@ std::optional<NamedEvent> FindNamedEvent(absl::string_view name) {
     if (e.name == name) return e;
   }
   for (const NamedEvent& e : AllNamedEvents()) {
-    if (e.type == PERF_TYPE_HW_CACHE && absl::EqualsIgnoreCase(e.name, name)) {
+    if (e.type == PERF_TYPE_HW_CACHE && absl::EqualsIgnoreCase(e.name, AsAbsl(name))) {
       return e;
     }
   }

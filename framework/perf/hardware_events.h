@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
+#include <string_view>
 #include <vector>
 
 namespace pmubench::perf {
@@ -25,7 +25,7 @@ struct NamedEvent {
 // names match exactly (with perf's aliases: cpu-cycles, branch-instructions,
 // faults, cs, migrations, ...); cache names match case-insensitively, as in
 // perf ("l1-dcache-load-misses" is accepted).
-std::optional<NamedEvent> FindNamedEvent(absl::string_view name);
+std::optional<NamedEvent> FindNamedEvent(std::string_view name);
 
 // Every canonical name FindNamedEvent accepts, generic hardware first, then
 // cache, then software. For help text and "did you mean" suggestions.

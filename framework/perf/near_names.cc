@@ -6,18 +6,19 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "framework/perf/string_view_bridge.h"
 
 namespace pmubench::perf {
 namespace {
 
-bool ContainsIgnoreCase(absl::string_view haystack, absl::string_view needle) {
-  return absl::StrContains(absl::AsciiStrToLower(haystack),
-                           absl::AsciiStrToLower(needle));
+bool ContainsIgnoreCase(std::string_view haystack, std::string_view needle) {
+  return absl::StrContains(absl::AsciiStrToLower(AsAbsl(haystack)),
+                           absl::AsciiStrToLower(AsAbsl(needle)));
 }
 
 }  // namespace
 
-int EditDistance(absl::string_view a, absl::string_view b) {
+int EditDistance(std::string_view a, std::string_view b) {
   // One row of the dynamic-programming table at a time.
   std::vector<int> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int>(j);
@@ -35,7 +36,7 @@ int EditDistance(absl::string_view a, absl::string_view b) {
   return row[b.size()];
 }
 
-std::vector<std::string> NearNames(absl::string_view word,
+std::vector<std::string> NearNames(std::string_view word,
                                    const std::vector<std::string>& candidates,
                                    size_t limit) {
   std::vector<std::pair<int, size_t>> scored;  // (distance, candidate index)

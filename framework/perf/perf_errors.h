@@ -1,10 +1,11 @@
 // perf_event_open(2) failures turned into statuses that say how to fix them.
 //
-//   int fd = PerfEventOpen(&attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
-//   if (fd < 0) return PerfOpenError(errno, event, group_size);
+//   int fd = syscall(SYS_perf_event_open, &attr, 0, -1, leader_fd, flags);
+//   if (fd < 0) return PerfOpenError(errno, event, index, group_size);
 //
 // Status codes: ENOENT/ENODEV/EOPNOTSUPP -> NotFound (the machine cannot
-// count the event), EACCES/EPERM -> PermissionDenied, EMFILE/ENFILE ->
+// count the event: no hardware PMU at all, or a core PMU that lacks this
+// event), EACCES/EPERM -> PermissionDenied, EMFILE/ENFILE ->
 // ResourceExhausted, EINVAL -> InvalidArgument, EBUSY -> Unavailable, other
 // errno values -> Internal.
 #ifndef PMUBENCH_FRAMEWORK_PERF_PERF_ERRORS_H_
@@ -12,16 +13,16 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "framework/perf/event_spec.h"
+#include "framework/perf/machine.h"
 
 namespace pmubench::perf {
 
-inline constexpr char kParanoidPath[] = "/proc/sys/kernel/perf_event_paranoid";
-
-// The one-line remedy for a machine without a hardware PMU; the runner
-// prints it when it falls back to software events.
+// The one-line remedy for a machine without a hardware PMU; part of the
+// NotFound status of hardware events there.
 inline constexpr char kNoHardwarePmuRemedy[] =
     "this machine exposes no hardware PMU (a VM without a virtual PMU?); use "
     "software events such as task-clock,page-faults";
@@ -31,13 +32,26 @@ inline constexpr char kNoHardwarePmuRemedy[] =
 absl::Status PerfOpenError(int err, const ResolvedEvent& event, int index,
                            int group_size);
 
-// /proc/sys/kernel/perf_event_paranoid, or nullopt when unreadable.
-std::optional<int> PerfEventParanoid();
+// InvalidArgument for an explicit :u or :k on a PMU that cannot separate
+// user and kernel (it rejects every exclude_* bit: msr, most uncore PMUs),
+// naming the spec and the modifier to drop.
+absl::Status ModifierNotSeparableError(const ResolvedEvent& event);
 
-// Number of general-purpose counters of this CPU's core PMU from CPUID (x86:
-// leaf 0xA on Intel, leaf 0x80000022 or the family default on AMD); nullopt
-// when unknown (other architectures, or a VM that reports none).
-std::optional<int> GeneralPurposeCounterCount();
+// True when `event` may be counted on a fixed-function counter of `arch`
+// rather than a general-purpose one: x86 generic cycles, instructions and
+// ref-cycles (Intel's fixed counters); arm64 cycles (PMCCNTR_EL0, event
+// 0x11). Dropping such an event frees no general-purpose counter.
+bool MayUseFixedCounter(const ResolvedEvent& event, Arch arch);
+
+// FailedPrecondition for a pinned group the PMU could not schedule (read(2)
+// returns 0 bytes after the enable): names the group, the counter count
+// (`counters` from CPUID, or what `arch` allows to say), and the last event
+// whose removal frees a general-purpose counter.
+absl::Status GroupErrorStateError(const std::vector<ResolvedEvent>& events,
+                                  Arch arch, std::optional<int> counters);
+
+// "6 general-purpose counters", or why the number is unknown on `arch`.
+std::string CounterCountText(Arch arch, std::optional<int> counters);
 
 }  // namespace pmubench::perf
 

@@ -1,6 +1,7 @@
 #include "framework/perf/pmu.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -19,11 +20,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Names of core PMUs: x86 ("cpu", hybrid "cpu_core"/"cpu_atom") first, then
-// arm64 PMUs, which are named after the core ("armv8_pmuv3_0",
-// "armv8_cortex_a76").
-bool LooksLikeArmCorePmu(absl::string_view name) {
-  return absl::StartsWith(name, "armv8_") || absl::StartsWith(name, "armv9_");
+// Core PMUs: x86 names them "cpu" (hybrid: "cpu_core", "cpu_atom"); arm64
+// names them after the core ("armv8_pmuv3_0", "armv8_cortex_a76",
+// drivers/perf/arm_pmuv3.c; Apple's "apple_firestorm_pmu") and gives them a
+// cpus file (drivers/perf/arm_pmu.c) and an event format term.
+bool IsCorePmuDirectory(const std::string& name, const fs::path& dir,
+                        const std::map<std::string, FormatField>& formats) {
+  if (name == "cpu" || name == "cpu_core" || name == "cpu_atom") return true;
+  const bool arm_name =
+      absl::StartsWith(name, "armv8_") || absl::StartsWith(name, "armv9_") ||
+      (absl::StartsWith(name, "apple_") && absl::EndsWith(name, "_pmu"));
+  if (!arm_name) return false;
+  std::error_code ec;
+  return formats.count("event") != 0 || fs::exists(dir / "cpus", ec);
 }
 
 absl::StatusOr<int> ParseBit(absl::string_view text, absl::string_view whole) {
@@ -47,10 +56,15 @@ std::map<std::string, EventAlias> LoadAliases(const fs::path& dir) {
     if (!terms) continue;
     EventAlias alias;
     alias.terms = *terms;
-    if (std::optional<std::string> scale =
-            ReadTrimmedFile((dir / (name + ".scale")).string())) {
+    const std::string scale_path = (dir / (name + ".scale")).string();
+    if (std::optional<std::string> scale = ReadTrimmedFile(scale_path)) {
       double value = 1.0;
-      if (absl::SimpleAtod(*scale, &value)) alias.scale = value;
+      if (absl::SimpleAtod(*scale, &value) && std::isfinite(value) &&
+          value > 0) {
+        alias.scale = value;
+      } else {
+        alias.bad_scale = absl::StrCat(scale_path, " = \"", *scale, "\"");
+      }
     }
     if (std::optional<std::string> unit =
             ReadTrimmedFile((dir / (name + ".unit")).string())) {
@@ -76,6 +90,26 @@ std::map<std::string, FormatField> LoadFormats(const fs::path& dir) {
     }
   }
   return formats;
+}
+
+// One <root>/<pmu> directory; nullopt when it has no numeric type file.
+std::optional<Pmu> LoadPmu(const fs::path& dir) {
+  std::optional<std::string> type_text = ReadTrimmedFile((dir / "type").string());
+  uint32_t type = 0;
+  if (!type_text || !absl::SimpleAtoi(*type_text, &type)) return std::nullopt;
+  Pmu pmu;
+  pmu.name = dir.filename().string();
+  pmu.type = type;
+  pmu.formats = LoadFormats(dir / "format");
+  pmu.aliases = LoadAliases(dir / "events");
+  pmu.is_core = IsCorePmuDirectory(pmu.name, dir, pmu.formats);
+  if (std::optional<std::string> cpus = ReadTrimmedFile((dir / "cpus").string())) {
+    if (absl::StatusOr<std::vector<int>> list = PmuRegistry::ParseCpuList(*cpus);
+        list.ok()) {
+      pmu.cpus = *std::move(list);
+    }
+  }
+  return pmu;
 }
 
 }  // namespace
@@ -157,16 +191,10 @@ absl::StatusOr<PmuRegistry> PmuRegistry::Load(std::string root) {
         " (is sysfs mounted at /sys?)"));
   }
   for (const fs::directory_entry& entry : it) {
-    const fs::path dir = entry.path();
-    std::optional<std::string> type_text = ReadTrimmedFile((dir / "type").string());
-    uint32_t type = 0;
-    if (!type_text || !absl::SimpleAtoi(*type_text, &type)) continue;
-    Pmu pmu;
-    pmu.name = dir.filename().string();
-    pmu.type = type;
-    pmu.formats = LoadFormats(dir / "format");
-    pmu.aliases = LoadAliases(dir / "events");
-    registry.pmus_.emplace(pmu.name, std::move(pmu));
+    if (std::optional<Pmu> pmu = LoadPmu(entry.path())) {
+      std::string name = pmu->name;
+      registry.pmus_.emplace(std::move(name), *std::move(pmu));
+    }
   }
   if (const Pmu* core = registry.CorePmu()) {
     std::optional<std::string> rdpmc =
@@ -191,17 +219,31 @@ std::vector<std::string> PmuRegistry::Names() const {
   return names;
 }
 
-const Pmu* PmuRegistry::CorePmu() const {
-  if (const Pmu* cpu = Find("cpu")) return cpu;
-  if (const Pmu* cpu_core = Find("cpu_core")) return cpu_core;
+std::vector<const Pmu*> PmuRegistry::CorePmus() const {
+  std::vector<const Pmu*> cores;
   for (const auto& [name, pmu] : pmus_) {
-    if (LooksLikeArmCorePmu(name)) return &pmu;
+    if (pmu.is_core) cores.push_back(&pmu);
   }
-  return nullptr;
+  return cores;
 }
 
-bool PmuRegistry::IsHybrid() const {
-  return Find("cpu_core") != nullptr && Find("cpu_atom") != nullptr;
+const Pmu* PmuRegistry::CorePmu() const {
+  if (const Pmu* cpu = Find("cpu"); cpu != nullptr && cpu->is_core) return cpu;
+  if (const Pmu* p = Find("cpu_core"); p != nullptr && p->is_core) return p;
+  const Pmu* best = nullptr;
+  int best_cpu = -1;
+  for (const Pmu* pmu : CorePmus()) {
+    if (pmu->name == "cpu_atom") continue;  // x86 E-cores: cpu_core first
+    const int highest =
+        pmu->cpus.empty() ? -1
+                          : *std::max_element(pmu->cpus.begin(), pmu->cpus.end());
+    if (best == nullptr || highest > best_cpu) {
+      best = pmu;
+      best_cpu = highest;
+    }
+  }
+  if (best == nullptr) return Find("cpu_atom");
+  return best;
 }
 
 std::optional<int> PmuRegistry::RdpmcSetting() const { return rdpmc_setting_; }

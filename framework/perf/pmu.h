@@ -39,6 +39,10 @@ struct EventAlias {
   std::string terms;
   double scale = 1.0;
   std::string unit;
+  // Non-empty when the .scale file holds no positive finite number (nan,
+  // inf, 0, negative, not a number): the file's path and content. Using the
+  // alias is then an error; scale stays 1.
+  std::string bad_scale;
 };
 
 struct Pmu {
@@ -46,6 +50,13 @@ struct Pmu {
   uint32_t type = 0;
   std::map<std::string, FormatField> formats;
   std::map<std::string, EventAlias> aliases;
+  // A core (CPU) PMU: x86 "cpu", "cpu_core", "cpu_atom"; an arm64 PMU named
+  // after its core ("armv8_pmuv3", "armv8_pmuv3_0", "armv8_cortex_a72",
+  // "armv9_...", Apple's "apple_*_pmu") that has a cpus file or a
+  // format/event term.
+  bool is_core = false;
+  // <pmu>/cpus (the core PMUs of hybrid x86 and of arm64), else empty.
+  std::vector<int> cpus;
 };
 
 class PmuRegistry {
@@ -60,22 +71,29 @@ class PmuRegistry {
 
   std::vector<std::string> Names() const;
 
-  // The core (CPU) PMU: "cpu", or "cpu_core" on a hybrid machine (the
-  // performance cores), or an arm64 core PMU ("armv8_pmuv3_0", ...).
-  // nullptr when the machine has no hardware PMU (for example a VM without a
-  // virtual PMU).
+  // The core (CPU) PMU that counts generic hardware events: "cpu", or
+  // "cpu_core" on a hybrid x86 machine (the performance cores); on arm64 the
+  // core PMU whose cpus include the highest-numbered CPU (big.LITTLE SoCs
+  // number their big cores last), or the only one. nullptr when the machine
+  // has no hardware PMU (for example a VM without a virtual PMU).
   const Pmu* CorePmu() const;
   bool HasHardwarePmu() const { return CorePmu() != nullptr; }
-  bool IsHybrid() const;
 
-  // /sys/bus/event_source/devices/cpu/rdpmc (0 never, 1 while an event is
-  // mmapped, 2 always); nullopt when the file is absent.
+  // Every core PMU, by name. More than one (cpu_core + cpu_atom, or
+  // armv8_cortex_a53 + armv8_cortex_a72 on big.LITTLE) makes the machine
+  // hybrid: generic events then name CorePmu() in config bits 32-63.
+  std::vector<const Pmu*> CorePmus() const;
+  bool IsHybrid() const { return CorePmus().size() > 1; }
+
+  // x86 only: <root>/<core pmu>/rdpmc (0 never, 1 while an event is mmapped,
+  // 2 always); nullopt when the file is absent (arm64 has none: its knob is
+  // the sysctl kernel.perf_user_access, see machine.h).
   std::optional<int> RdpmcSetting() const;
 
   // The CPUs a PMU counts on, from <root>/<pmu>/cpus (the core PMUs of a
-  // hybrid machine) or else <root>/<pmu>/cpumask. The runner pins a thread to
-  // these CPUs before it opens events of that PMU. NotFound when the PMU or
-  // both files are missing.
+  // hybrid machine) or else <root>/<pmu>/cpumask. A thread measuring a
+  // hybrid core PMU's events counts only while it runs on these CPUs.
+  // NotFound when the PMU or both files are missing.
   absl::StatusOr<std::vector<int>> CpuList(std::string_view pmu_name) const;
 
   const std::string& root() const { return root_; }

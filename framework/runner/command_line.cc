@@ -1,11 +1,13 @@
 #include "framework/runner/command_line.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "framework/perf/string_view_bridge.h"
@@ -102,6 +104,21 @@ std::optional<std::string> PeekFlag(int argc, char** argv,
   return found;
 }
 
+std::string EnvVarOf(std::string_view name) {
+  return absl::AsciiStrToUpper(AsAbsl(name));
+}
+
+std::optional<std::string> FlagOrEnv(int argc, char** argv,
+                                     std::string_view name) {
+  if (std::optional<std::string> flag = PeekFlag(argc, argv, name)) {
+    return flag;
+  }
+  if (const char* env = std::getenv(EnvVarOf(name).c_str())) {
+    return std::string(env);
+  }
+  return std::nullopt;
+}
+
 bool WantsHelp(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const absl::string_view arg = argv[i];
@@ -139,14 +156,19 @@ std::string HelpText(std::string_view program,
       "  --benchmark_report_aggregates_only={true|false}\n"
       "  --benchmark_display_aggregates_only={true|false}\n"
       "  --benchmark_format=<console|json|csv>\n"
-      "  --benchmark_out=<filename>   (written whole or not at all)\n"
+      "  --benchmark_out=<filename>\n"
+      "      Written whole or not at all, as strict JSON (no NaN). Relative\n"
+      "      to $BUILD_WORKING_DIRECTORY when set (the directory `bazel run`\n"
+      "      was started from), else to the current directory. Also read\n"
+      "      from $BENCHMARK_OUT, like every flag here from $BENCHMARK_*.\n"
       "  --benchmark_out_format=<json|console|csv>\n"
       "  --benchmark_color={auto|true|false}\n"
       "  --benchmark_counters_tabular={true|false}\n"
       "  --benchmark_context=<key>=<value>,...\n"
       "  --benchmark_time_unit={ns|us|ms|s}\n"
       "Exit status: 0 after a run (failed cases are marked in the output), "
-      "2 on bad flags or events or when no benchmark ran.\n");
+      "2 on bad flags or events or when no benchmark ran, 1 when the "
+      "--benchmark_out file could not be written whole.\n");
   return text;
 }
 

@@ -25,6 +25,15 @@ absl::Status ParseOwnFlags(int argc, char** argv,
 std::optional<std::string> PeekFlag(int argc, char** argv,
                                     std::string_view name);
 
+// As Google Benchmark 1.7.1 reads its flag `name`: PeekFlag, else the
+// environment variable of the upper-cased name (BENCHMARK_OUT for
+// benchmark_out), which it reads as the flag's default.
+std::optional<std::string> FlagOrEnv(int argc, char** argv,
+                                     std::string_view name);
+
+// The environment variable Google Benchmark reads for its flag `name`.
+std::string EnvVarOf(std::string_view name);
+
 // True when argv asks for help (--help, -h, --helpfull, -help).
 bool WantsHelp(int argc, char** argv);
 

@@ -1,11 +1,13 @@
 // main() of pmubench_main: Google Benchmark's flags plus ours, the counter
 // session checked before any benchmark runs, the pmubench console reporter,
-// and a --benchmark_out file written whole or not at all.
+// and a --benchmark_out file written whole or not at all, as strict JSON.
 //
 // Exit status: 0 after a run (a case that failed is marked failed in the
-// console and JSON), 2 on bad input: an unknown flag, an event that is
-// unknown, malformed, missing on this machine or not permitted, an output
-// file that cannot be created, or a --benchmark_filter that runs nothing.
+// console and JSON), 2 on bad input: an unknown flag, a Google Benchmark
+// flag with a bad value, an event that is unknown, malformed, missing on this
+// machine or not permitted, an output file that cannot be created, or a
+// --benchmark_filter that runs nothing; 1 when the --benchmark_out file
+// could not be written whole (no file is left then).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -20,6 +22,8 @@
 #include "benchmark/benchmark.h"
 #include "framework/perf/event_spec.h"
 #include "framework/perf/pmu.h"
+#include "framework/runner/benchmark_flags.h"
+#include "framework/runner/captured_reporter.h"
 #include "framework/runner/command_line.h"
 #include "framework/runner/console_reporter.h"
 #include "framework/runner/output_file.h"
@@ -52,28 +56,67 @@ int BadInput(std::string_view program, absl::string_view message) {
   return 2;
 }
 
-bool IsTruthy(std::string_view value) {
-  return value == "true" || value == "yes" || value == "1" || value == "on" ||
-         value == "t" || value == "y";
-}
-
 // As Google Benchmark decides for its own console reporter.
 benchmark::ConsoleReporter::OutputOptions ConsoleOptions(int argc,
                                                          char** argv) {
   const std::string color =
-      pmubench::PeekFlag(argc, argv, "benchmark_color").value_or("auto");
+      pmubench::FlagOrEnv(argc, argv, "benchmark_color").value_or("auto");
   const char* term = std::getenv("TERM");
   const bool use_color = color == "auto"
                              ? (::isatty(STDOUT_FILENO) && term != nullptr &&
                                 std::string_view(term) != "dumb")
-                             : IsTruthy(color);
-  const bool tabular =
-      IsTruthy(pmubench::PeekFlag(argc, argv, "benchmark_counters_tabular")
-                   .value_or("false"));
+                             : pmubench::BenchmarkFlagIsTrue(color);
+  const bool tabular = pmubench::BenchmarkFlagIsTrue(
+      pmubench::FlagOrEnv(argc, argv, "benchmark_counters_tabular")
+          .value_or("false"));
   int options = benchmark::ConsoleReporter::OO_None;
   if (use_color) options |= benchmark::ConsoleReporter::OO_Color;
   if (tabular) options |= benchmark::ConsoleReporter::OO_Tabular;
   return static_cast<benchmark::ConsoleReporter::OutputOptions>(options);
+}
+
+int ListEvents(std::string_view program) {
+  absl::StatusOr<pmubench::perf::PmuRegistry> pmus =
+      pmubench::perf::PmuRegistry::Load();
+  if (!pmus.ok()) return BadInput(program, pmus.status().message());
+  for (const std::string& name : pmubench::perf::KnownEventNames(*pmus)) {
+    std::cout << name << "\n";
+  }
+  if (!pmus->HasHardwarePmu()) {
+    std::cerr << "note: this machine exposes no hardware PMU; only software "
+                 "events and non-core PMUs (e.g. msr/tsc/) can be counted\n";
+  }
+  return 0;
+}
+
+// The console reporter for --benchmark_format=console, strict JSON on
+// stdout for json, Google Benchmark's own (nullptr) for csv.
+std::unique_ptr<benchmark::BenchmarkReporter> DisplayReporter(
+    std::string_view format,
+    benchmark::ConsoleReporter::OutputOptions console_options,
+    const pmubench::SessionInfo& session) {
+  if (format == "console") {
+    return std::make_unique<pmubench::PmuConsoleReporter>(console_options,
+                                                          session);
+  }
+  if (format != "json") return nullptr;
+  return std::make_unique<pmubench::CapturedReporter>(
+      std::make_unique<benchmark::JSONReporter>(), /*strict_json=*/true,
+      [](std::string_view text) { std::cout << text << std::flush; });
+}
+
+// After the run: the --benchmark_out file written whole, or why not.
+int CommitOutput(std::string_view program, pmubench::OutputFile& output_file) {
+  absl::StatusOr<bool> written = output_file.Commit();
+  if (!written.ok()) {
+    std::cerr << program << ": error: " << written.status().message() << "\n";
+    return 1;
+  }
+  if (output_file.active() && !*written) {
+    std::cerr << program << ": note: --benchmark_out=" << output_file.path()
+              << " was not written: no benchmark run was reported\n";
+  }
+  return 0;
 }
 
 }  // namespace
@@ -84,35 +127,29 @@ int main(int argc, char** argv) {
     std::cout << pmubench::HelpText(program, OwnFlags());
     return 0;
   }
+  if (absl::Status s = pmubench::ValidateBenchmarkFlags(argc, argv); !s.ok()) {
+    return BadInput(program, s.message());
+  }
   // Peek before benchmark::Initialize removes its flags from argv.
   const std::string format =
-      pmubench::PeekFlag(argc, argv, "benchmark_format").value_or("console");
+      pmubench::FlagOrEnv(argc, argv, "benchmark_format").value_or("console");
   const benchmark::ConsoleReporter::OutputOptions console_options =
       ConsoleOptions(argc, argv);
 
-  pmubench::OutputFileGuard output_file;
-  if (absl::Status s = output_file.Redirect(argc, argv); !s.ok()) {
+  std::vector<char*> args(argv, argv + argc);
+  pmubench::OutputFile output_file;
+  if (absl::Status s = output_file.Prepare(&args); !s.ok()) {
     return BadInput(program, s.message());
   }
-  benchmark::Initialize(&argc, argv);
-  if (absl::Status s = pmubench::ParseOwnFlags(argc, argv, OwnFlags());
+  int args_count = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&args_count, args.data());
+  if (absl::Status s =
+          pmubench::ParseOwnFlags(args_count, args.data(), OwnFlags());
       !s.ok()) {
     return BadInput(program, s.message());
   }
-
-  if (absl::GetFlag(FLAGS_pmubench_list_events)) {
-    absl::StatusOr<pmubench::perf::PmuRegistry> pmus =
-        pmubench::perf::PmuRegistry::Load();
-    if (!pmus.ok()) return BadInput(program, pmus.status().message());
-    for (const std::string& name : pmubench::perf::KnownEventNames(*pmus)) {
-      std::cout << name << "\n";
-    }
-    if (!pmus->HasHardwarePmu()) {
-      std::cerr << "note: this machine exposes no hardware PMU; only software "
-                   "events and non-core PMUs (e.g. msr/tsc/) can be counted\n";
-    }
-    return 0;
-  }
+  if (absl::GetFlag(FLAGS_pmubench_list_events)) return ListEvents(program);
 
   pmubench::RunOptions options;
   options.counters = absl::GetFlag(FLAGS_counters);
@@ -127,25 +164,18 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext(key, value);
   }
 
-  std::unique_ptr<benchmark::BenchmarkReporter> display;
-  if (format == "console") {
-    display = std::make_unique<pmubench::PmuConsoleReporter>(console_options,
-                                                             *session);
-  }
-  const size_t ran = benchmark::RunSpecifiedBenchmarks(display.get());
+  std::unique_ptr<benchmark::BenchmarkReporter> display =
+      DisplayReporter(format, console_options, *session);
+  const size_t ran =
+      benchmark::RunSpecifiedBenchmarks(display.get(), output_file.reporter());
   benchmark::Shutdown();
   if (ran == 0) {
     // Google Benchmark has said why (no match, or a bad --benchmark_filter);
     // an empty --benchmark_out file would not be a run.
     return BadInput(program, output_file.active()
                                  ? "no benchmark ran; --benchmark_out=" +
-                                       output_file.final_path() +
-                                       " was not written"
+                                       output_file.path() + " was not written"
                                  : std::string("no benchmark ran"));
   }
-  if (absl::Status s = output_file.Commit(); !s.ok()) {
-    std::cerr << program << ": error: " << s.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return CommitOutput(program, output_file);
 }

@@ -1,60 +1,65 @@
 #include "framework/runner/output_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <cstdlib>
+#include <optional>
+#include <string_view>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "framework/runner/command_line.h"
 
 namespace pmubench {
+namespace {
 
 constexpr char kOutFlag[] = "--benchmark_out=";
 
-OutputFileGuard::~OutputFileGuard() {
-  if (active() && !committed_) ::unlink(temp_path_.c_str());
+std::string Resolve(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.front() == '/' || cwd == nullptr || cwd[0] == '\0') return path;
+  return absl::StrCat(cwd, "/", path);
 }
 
-absl::Status OutputFileGuard::Redirect(int argc, char** argv) {
-  int index = -1;
-  for (int i = 1; i < argc; ++i) {
-    // Google Benchmark uses the last occurrence; so do we.
-    if (absl::StartsWith(argv[i], kOutFlag)) index = i;
+}  // namespace
+
+absl::Status OutputFile::Prepare(std::vector<char*>* args) {
+  const int argc = static_cast<int>(args->size());
+  const std::optional<std::string> requested =
+      FlagOrEnv(argc, args->data(), "benchmark_out");
+  if (!requested || requested->empty()) return absl::OkStatus();
+  const std::string resolved = Resolve(*requested);
+  if (absl::Status s = file_.Open(resolved); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--benchmark_out=", *requested,
+        resolved == *requested ? "" : " (in $BUILD_WORKING_DIRECTORY)", ": ",
+        s.message()));
   }
-  if (index < 0) return absl::OkStatus();
-  const std::string path = argv[index] + std::strlen(kOutFlag);
-  if (path.empty()) return absl::OkStatus();
-  const std::string temp = absl::StrCat(path, ".tmp.", ::getpid());
-  const int fd =
-      ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    const int error = errno;
-    return absl::InvalidArgumentError(
-        absl::StrCat("--benchmark_out=", path, ": cannot create '", temp,
-                     "' beside it: ", std::strerror(error),
-                     ". Check that the directory exists and is writable"));
+  // Every occurrence, and one more for the environment's default.
+  rewritten_arg_ = absl::StrCat(kOutFlag, "/dev/null");
+  bool replaced = false;
+  for (char*& arg : *args) {
+    if (arg != nullptr && absl::StartsWith(arg, kOutFlag)) {
+      arg = rewritten_arg_.data();
+      replaced = true;
+    }
   }
-  ::close(fd);
-  final_path_ = path;
-  temp_path_ = temp;
-  rewritten_arg_ = absl::StrCat(kOutFlag, temp);
-  argv[index] = rewritten_arg_.data();
+  if (!replaced) args->push_back(rewritten_arg_.data());
+
+  const std::string format =
+      FlagOrEnv(argc, args->data(), "benchmark_out_format")
+          .value_or("json");
+  reporter_ = std::make_unique<CapturedReporter>(
+      ReporterForFormat(format), format == "json",
+      [this](std::string_view text) { content_.append(text); });
   return absl::OkStatus();
 }
 
-absl::Status OutputFileGuard::Commit() {
-  if (!active() || committed_) return absl::OkStatus();
-  if (::rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
-    const int error = errno;
-    return absl::InternalError(
-        absl::StrCat("--benchmark_out=", final_path_, ": rename from '",
-                     temp_path_, "' failed: ", std::strerror(error)));
+absl::StatusOr<bool> OutputFile::Commit() {
+  if (!active() || reporter_->runs() == 0) return false;
+  if (absl::Status s = file_.Commit(content_); !s.ok()) {
+    return absl::InternalError(absl::StrCat(
+        "--benchmark_out: ", s.message(), "; no file was written"));
   }
-  committed_ = true;
-  return absl::OkStatus();
+  return true;
 }
 
 }  // namespace pmubench

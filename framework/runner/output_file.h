@@ -1,49 +1,61 @@
-// Makes Google Benchmark's --benchmark_out file appear whole or not at all:
-// the flag in argv is pointed at a temporary name beside the requested file
-// (same directory, so rename(2) is atomic), and Commit() renames it into
-// place once every benchmark has been reported.
+// The --benchmark_out file, written whole or not at all (atomic_file.h).
 //
-//   OutputFileGuard out;
-//   if (absl::Status s = out.Redirect(argc, argv); !s.ok()) { exit 2; }
-//   benchmark::Initialize(&argc, argv); ... RunSpecifiedBenchmarks() ...
+// Google Benchmark 1.7.1 opens --benchmark_out itself, truncating it before
+// the first benchmark runs, and never checks a write. So the flag (or the
+// BENCHMARK_OUT environment variable it defaults to) is taken out of its
+// hands: its argument is rewritten to /dev/null and the file reporter is a
+// CapturedReporter that keeps the file's text in memory (strict JSON for
+// --benchmark_out_format=json). Commit() writes it once every benchmark has
+// been reported, and only if at least one run was reported
+// (--benchmark_list_tests reports none).
+//
+//   std::vector<char*> args(argv, argv + argc);
+//   OutputFile out;
+//   if (absl::Status s = out.Prepare(&args); !s.ok()) { exit 2; }
+//   benchmark::Initialize(...args...);
+//   benchmark::RunSpecifiedBenchmarks(display, out.reporter());
 //   out.Commit();
-//
-// NOTE: the guard owns the rewritten argv string: keep it alive (and in place)
-// until benchmark::Initialize has parsed argv.
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_OUTPUT_FILE_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_OUTPUT_FILE_H_
 
+#include <memory>
 #include <string>
+#include <vector>
 
-#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "framework/runner/atomic_file.h"
+#include "framework/runner/captured_reporter.h"
 
 namespace pmubench {
 
-class OutputFileGuard {
+class OutputFile {
  public:
-  OutputFileGuard() = default;
-  OutputFileGuard(const OutputFileGuard&) = delete;
-  OutputFileGuard& operator=(const OutputFileGuard&) = delete;
-  // Removes the temporary file unless Commit() succeeded.
-  ~OutputFileGuard();
+  // Finds the requested path (the last --benchmark_out=PATH in `args`, else
+  // $BENCHMARK_OUT), resolves a relative one against $BUILD_WORKING_DIRECTORY
+  // when set (`bazel run` sets it to the directory it was started from),
+  // checks that it can be written, and rewrites `args` so Google Benchmark
+  // writes to /dev/null. No path (or an empty one): nothing to do. The
+  // strings in `args` stay owned by this object: keep it alive while they
+  // are used.
+  absl::Status Prepare(std::vector<char*>* args);
 
-  // Finds --benchmark_out=PATH in argv and rewrites it to PATH's temporary
-  // name, after checking that the temporary file can be created there. No
-  // flag (or an empty value): nothing to do.
-  absl::Status Redirect(int argc, char** argv);
+  // The reporter to pass to RunSpecifiedBenchmarks as the file reporter, or
+  // nullptr when no file was requested.
+  benchmark::BenchmarkReporter* reporter() { return reporter_.get(); }
 
-  // Renames the temporary file to the requested path.
-  absl::Status Commit();
+  // Writes the file if any run was reported: true if it was written, false
+  // if there was nothing to write. An error leaves no file.
+  absl::StatusOr<bool> Commit();
 
-  bool active() const { return !final_path_.empty(); }
-  const std::string& final_path() const { return final_path_; }
-  const std::string& temp_path() const { return temp_path_; }
+  bool active() const { return reporter_ != nullptr; }
+  // The path as resolved by Prepare().
+  const std::string& path() const { return file_.path(); }
 
  private:
-  std::string final_path_;
-  std::string temp_path_;
+  AtomicFile file_;
+  std::string content_;
+  std::unique_ptr<CapturedReporter> reporter_;
   std::string rewritten_arg_;
-  bool committed_ = false;
 };
 
 }  // namespace pmubench

@@ -2,7 +2,9 @@
 // everywhere, hardware events where a core PMU exists (skipped otherwise).
 #include "framework/perf/counter_group.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -16,9 +18,12 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "framework/perf/counter_math.h"
 #include "framework/perf/event_spec.h"
+#include "framework/perf/machine.h"
 #include "framework/perf/mmap_reader.h"
 #include "framework/perf/perf_errors.h"
 #include "framework/perf/pmu.h"
@@ -127,8 +132,11 @@ TEST(CounterGroupTest, SoftwareGroupOpensWithDesignAttributes) {
                      PERF_FORMAT_TOTAL_TIME_RUNNING});
   EXPECT_EQ(member.pinned, 0u);
   EXPECT_EQ(member.disabled, 0u);
-  // Software events have no hardware counter: cap_user_rdpmc is 0.
+  // Software events have no hardware counter: cap_user_rdpmc is 0, and no
+  // knob would change that, so there is no fallback notice.
   EXPECT_EQ(group->events()[0].read_method, ReadMethod::kRead);
+  EXPECT_EQ(group->events()[0].read_fallback_reason, "");
+  EXPECT_EQ(group->events()[1].read_fallback_reason, "");
   EXPECT_TRUE(group->Health().ok()) << group->Health();
 }
 
@@ -170,9 +178,98 @@ TEST(CounterGroupTest, TouchingFreshPagesCountsExactlyThatManyPageFaults) {
     EXPECT_EQ(d.counts[0], static_cast<double>(pages)) << pages << " pages";
     EXPECT_EQ(d.counts[1], static_cast<double>(pages)) << pages << " pages";
     EXPECT_EQ(d.counts[2], 0.0);
-    EXPECT_EQ(d.running_fraction, 1.0);
+    EXPECT_EQ(d.time_enabled, d.time_running);
     munmap(mem, pages * page);
   }
+}
+
+// Sleeps, so the thread is switched out: a context switch happens in the
+// kernel only, so exclude_kernel would make it read 0 forever.
+TEST(CounterGroupTest, ContextSwitchesCountTheKernelWithoutAModifier) {
+  absl::StatusOr<CounterGroup> group =
+      OpenGroup("context-switches,cpu-migrations,context-switches:u");
+  SKIP_IF_NOT_PERMITTED(group.status());
+  ASSERT_TRUE(group.ok()) << group.status();
+  if (geteuid() != 0 && PerfEventParanoid().value_or(2) > 1) {
+    GTEST_SKIP() << "perf_event_paranoid keeps this user from counting the "
+                    "kernel: kernel-side events fall back to user space only";
+  }
+  ASSERT_TRUE(group->events()[0].counts_kernel);
+  EXPECT_EQ(group->events()[0].attr.exclude_kernel, 0u);
+  EXPECT_TRUE(group->events()[1].counts_kernel);
+  EXPECT_FALSE(group->events()[2].counts_kernel);  // explicit :u
+  GroupSnapshot before, after;
+  ASSERT_TRUE(group->Snapshot(before));
+  for (int i = 0; i < 3; ++i) {
+    const timespec pause{0, 50'000};  // 50 us
+    nanosleep(&pause, nullptr);
+  }
+  ASSERT_TRUE(group->Snapshot(after));
+  const GroupDelta d = Delta(before, after, 3);
+  EXPECT_GE(d.counts[0], 1.0);
+  EXPECT_EQ(d.counts[2], 0.0);  // a switch is never in user mode
+}
+
+// read(2) from /dev/zero into fresh pages faults them in kernel mode
+// (copy_to_user): the thread's faults all the same, as perf stat counts.
+TEST(CounterGroupTest, PageFaultsTakenInKernelModeAreCounted) {
+  absl::StatusOr<CounterGroup> group = OpenGroup("page-faults,page-faults:u");
+  SKIP_IF_NOT_PERMITTED(group.status());
+  ASSERT_TRUE(group.ok()) << group.status();
+  if (geteuid() != 0 && PerfEventParanoid().value_or(2) > 1) {
+    GTEST_SKIP() << "perf_event_paranoid keeps this user from counting the "
+                    "kernel: kernel-side events fall back to user space only";
+  }
+  ASSERT_TRUE(group->events()[0].counts_kernel);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  constexpr size_t kPages = 4;
+  char* mem = static_cast<char*>(mmap(nullptr, kPages * page,
+                                      PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(mem, MAP_FAILED);
+  madvise(mem, kPages * page, MADV_NOHUGEPAGE);
+  const int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(zero, 0);
+  GroupSnapshot before, after;
+  ASSERT_TRUE(group->Snapshot(before));
+  // The raw syscall: a sanitizer's read() interceptor would touch the
+  // buffer's shadow from user space first.
+  const long got = syscall(SYS_read, zero, mem, kPages * page);
+  ASSERT_TRUE(group->Snapshot(after));
+  close(zero);
+  ASSERT_EQ(got, static_cast<long>(kPages * page));
+  const GroupDelta d = Delta(before, after, 2);
+  EXPECT_EQ(d.counts[0], static_cast<double>(kPages));
+  EXPECT_EQ(d.counts[1], 0.0);
+  munmap(mem, kPages * page);
+}
+
+TEST(CounterGroupTest, KernelSideEventsFallBackToUserSpaceWhereNotPermitted) {
+  PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to user nobody";
+  const std::optional<int> paranoid = PerfEventParanoid();
+  if (!paranoid || *paranoid < 2) {
+    GTEST_SKIP() << "perf_event_paranoid < 2 lets everyone count the kernel";
+  }
+  const std::vector<ResolvedEvent> events =
+      Resolve("context-switches,page-faults,task-clock");
+  int exit_code = 0;
+  const std::string out = RunInChild(
+      [&] {
+        if (setgid(65534) != 0 || setuid(65534) != 0) return std::string("setuid");
+        absl::StatusOr<CounterGroup> g = CounterGroup::Open(events, {});
+        if (!g.ok()) return g.status().ToString();
+        std::string result = "OPENED";
+        for (const OpenedEvent& e : g->events()) {
+          result += absl::StrCat(" ", e.event.spec, "=", e.counts_kernel, "/",
+                                 e.attr.exclude_kernel);
+        }
+        return result;
+      },
+      &exit_code);
+  ASSERT_EQ(exit_code, 0);
+  EXPECT_EQ(out,
+            "OPENED context-switches=0/1 page-faults=0/1 task-clock=0/1");
 }
 
 TEST(CounterGroupTest, TaskClockTracksThreadCpuTime) {
@@ -217,6 +314,28 @@ TEST(CounterGroupTest, MsrTscCountsAndIncreasesInASoftwareLedGroup) {
   // The msr event counts only while this thread runs, inside the rdtsc pair.
   EXPECT_LE(first, static_cast<double>(outer_stop - outer_start));
   EXPECT_GT(c.counts[1], b.counts[1]);
+}
+
+TEST(CounterGroupTest, MsrRefusesAUserOrKernelModifierItCannotHonour) {
+  if (!HasMsrTsc()) GTEST_SKIP() << "no msr PMU with a tsc event in sysfs";
+  PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
+  for (const char* spec : {"msr/tsc/:u", "msr/tsc/:k", "msr/tsc/u"}) {
+    absl::StatusOr<CounterGroup> group = OpenGroup(absl::StrCat("task-clock,", spec));
+    SKIP_IF_NOT_PERMITTED(group.status());
+    ASSERT_FALSE(group.ok()) << spec << " opened and would count both";
+    EXPECT_EQ(group.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(group.status().message(), HasSubstr(absl::StrCat("\"", spec, "\"")));
+    EXPECT_THAT(group.status().message(),
+                HasSubstr("cannot separate user and kernel"));
+    EXPECT_THAT(group.status().message(), HasSubstr("(write msr/tsc/)"));
+  }
+  absl::StatusOr<CounterGroup> colon = OpenGroup("msr/tsc/:u");
+  EXPECT_THAT(colon.status().message(), HasSubstr("drop ':u'"));
+  // :uk asks for both, which is what msr counts.
+  absl::StatusOr<CounterGroup> both = OpenGroup("msr/tsc/:uk");
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_TRUE(both->events()[0].exclude_bits_cleared);
+  EXPECT_TRUE(both->events()[0].counts_kernel);
 }
 
 TEST(CounterGroupTest, MsrTscCanLeadAGroup) {
@@ -394,7 +513,7 @@ TEST(DeltaTest, ScalesMultiplexedCountsAndReportsTheFraction) {
   EXPECT_EQ(d.size, 2);
   EXPECT_EQ(d.time_enabled, 4000u);
   EXPECT_EQ(d.time_running, 2000u);
-  EXPECT_DOUBLE_EQ(d.running_fraction, 0.5);
+  EXPECT_DOUBLE_EQ(RunningFraction(d.time_enabled, d.time_running), 0.5);
   EXPECT_DOUBLE_EQ(d.counts[0], 2000.0);
   EXPECT_DOUBLE_EQ(d.counts[1], 0.0);
 }
@@ -404,7 +523,7 @@ TEST(DeltaTest, NoElapsedTimeKeepsTheRawCount) {
   b.counts[0] = 7;
   const GroupDelta d = Delta(a, b, 1);
   EXPECT_EQ(d.counts[0], 7.0);
-  EXPECT_EQ(d.running_fraction, 1.0);
+  EXPECT_EQ(RunningFraction(d.time_enabled, d.time_running), 1.0);
 }
 
 // ---- Tests that need a core (hardware) PMU; they skip here otherwise. ----
@@ -412,8 +531,8 @@ TEST(DeltaTest, NoElapsedTimeKeepsTheRawCount) {
 std::string NoCorePmuReason() {
   absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load();
   if (pmus.ok() && pmus->HasHardwarePmu()) return "";
-  return "no hardware PMU: /sys/bus/event_source/devices/cpu missing (a VM "
-         "without a virtual PMU?)";
+  return "no hardware PMU: no core PMU (cpu, cpu_core, armv8_*, ...) under "
+         "/sys/bus/event_source/devices (a VM without a virtual PMU?)";
 }
 
 TEST(HardwareCounterGroupTest, CyclesAndInstructionsCountThroughRdpmc) {
@@ -422,11 +541,20 @@ TEST(HardwareCounterGroupTest, CyclesAndInstructionsCountThroughRdpmc) {
   SKIP_IF_NOT_PERMITTED(group.status());
   ASSERT_TRUE(group.ok()) << group.status();
   absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load();
-  if (pmus->RdpmcSetting().value_or(1) == 0) {
-    EXPECT_EQ(group->events()[0].read_method, ReadMethod::kRead);
-    GTEST_SKIP() << "rdpmc disabled in sysfs (cpu/rdpmc = 0)";
+  const OpenedEvent& cycles = group->events()[0];
+  // The knob of this architecture is off: read(2), and the notice says how
+  // to turn it on.
+  if ((HostArch() == Arch::kArm64 && PerfUserAccess().value_or(0) == 0) ||
+      (HostArch() == Arch::kX86_64 && pmus->RdpmcSetting().value_or(1) == 0)) {
+    EXPECT_EQ(cycles.read_method, ReadMethod::kRead);
+    EXPECT_THAT(cycles.read_fallback_reason,
+                HasSubstr(HostArch() == Arch::kArm64 ? "perf_user_access"
+                                                      : "/rdpmc"));
+    GTEST_SKIP() << cycles.read_fallback_reason;
   }
-  EXPECT_EQ(group->events()[0].read_method, ReadMethod::kRdpmc);
+  EXPECT_EQ(cycles.read_method, ReadMethod::kRdpmc)
+      << cycles.read_fallback_reason;
+  EXPECT_EQ(cycles.read_fallback_reason, "");
   GroupSnapshot a, b;
   ASSERT_TRUE(group->Snapshot(a));
   EXPECT_FALSE(a.used_read_syscall);
@@ -465,6 +593,37 @@ TEST(HardwareCounterGroupTest, OverfullPinnedGroupReportsErrorState) {
       << second.status();
   EXPECT_THAT(second.status().message(), HasSubstr("error state"));
   EXPECT_THAT(second.status().message(), HasSubstr("drop"));
+}
+
+// Grows a pinned group behind a cycles leader until the PMU refuses it, on
+// any architecture and without knowing the counter count: the refusal names
+// counters, and in error state the advice names an event that frees a
+// general-purpose counter, never cycles (its own counter on arm64 and x86).
+TEST(HardwareCounterGroupTest, OverfullGroupAdviceNeverNamesCycles) {
+  if (std::string why = NoCorePmuReason(); !why.empty()) GTEST_SKIP() << why;
+  // x86 may put instructions on a fixed counter too; branch-misses never.
+  const char* filler =
+      HostArch() == Arch::kX86_64 ? "branch-misses" : "instructions";
+  std::vector<ResolvedEvent> events = {Resolve("cycles").at(0)};
+  const ResolvedEvent member = Resolve(filler).at(0);
+  absl::Status failure;
+  while (failure.ok() && static_cast<int>(events.size()) < kMaxGroupEvents) {
+    events.push_back(member);
+    absl::StatusOr<CounterGroup> group = CounterGroup::Open(events, {});
+    failure = group.status();
+  }
+  SKIP_IF_NOT_PERMITTED(failure);
+  ASSERT_FALSE(failure.ok()) << kMaxGroupEvents << " events fit at once";
+  std::printf("refused at %zu events: %s\n", events.size(),
+              std::string(failure.message()).c_str());
+  EXPECT_THAT(failure.message(), HasSubstr("counters"));
+  if (absl::IsFailedPrecondition(failure)) {
+    EXPECT_THAT(failure.message(), HasSubstr("error state"));
+    EXPECT_THAT(failure.message(), HasSubstr(absl::StrCat("e.g. \"", filler)));
+    EXPECT_THAT(failure.message(), Not(HasSubstr("e.g. \"cycles\"")));
+  } else {
+    EXPECT_EQ(failure.code(), absl::StatusCode::kInvalidArgument) << failure;
+  }
 }
 
 }  // namespace

@@ -265,6 +265,19 @@ TEST(EventSpecTest, AliasesCarryScaleAndUnit) {
   EXPECT_EQ(plain->unit, "");
 }
 
+TEST(EventSpecTest, AliasWithABadScaleIsAnErrorNamingTheFile) {
+  SyntheticSysfs sysfs;
+  sysfs.AddPmu("power", 20, {{"event", "config:0-7"}},
+               {{"energy-pkg", "event=0x02"}, {"energy-pkg.scale", "nan"}});
+  absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load(sysfs.root());
+  ASSERT_TRUE(pmus.ok());
+  absl::StatusOr<ResolvedEvent> e = ResolveEvent("power/energy-pkg/", *pmus);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(e.status().message(), HasSubstr("energy-pkg.scale = \"nan\""));
+  EXPECT_THAT(e.status().message(), HasSubstr("power/event=0x02/"));
+}
+
 TEST(EventSpecTest, HardwareNeedsAPmuSoftwareDoesNot) {
   absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load("/nonexistent/sysfs");
   ASSERT_TRUE(pmus.ok());
@@ -308,6 +321,86 @@ TEST(EventSpecTest, HybridMachineTargetsTheCorePmu) {
   absl::StatusOr<ResolvedEvent> clock = ResolveEvent("task-clock", *pmus);
   ASSERT_TRUE(clock.ok());
   EXPECT_EQ(clock->config, uint64_t{PERF_COUNT_SW_TASK_CLOCK});
+}
+
+TEST(EventSpecTest, Arm64CoreEventsAskForUserReadsThroughTheRdpmcTerm) {
+  SyntheticSysfs sysfs;
+  sysfs.AddArm64VirtMachine();
+  absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load(sysfs.root());
+  ASSERT_TRUE(pmus.ok()) << pmus.status();
+  // format/rdpmc is config1:1: every event the core PMU counts gets it.
+  for (const char* spec : {"instructions", "cycles", "L1-dcache-load-misses",
+                           "r0008", "armv8_pmuv3/inst_retired/",
+                           "armv8_pmuv3/event=0x11/u"}) {
+    absl::StatusOr<ResolvedEvent> e = ResolveEvent(spec, *pmus);
+    ASSERT_TRUE(e.ok()) << spec << ": " << e.status();
+    EXPECT_EQ(e->config1, uint64_t{2}) << spec;  // rdpmc, not long
+    EXPECT_TRUE(e->user_read_term_set) << spec;
+    EXPECT_EQ(e->core_pmu, "armv8_pmuv3") << spec;
+    EXPECT_TRUE(e->needs_hardware_pmu) << spec;
+  }
+  absl::StatusOr<ResolvedEvent> instructions = ResolveEvent("instructions", *pmus);
+  EXPECT_EQ(instructions->type, uint32_t{PERF_TYPE_HARDWARE});
+  EXPECT_EQ(instructions->config, uint64_t{PERF_COUNT_HW_INSTRUCTIONS});
+  absl::StatusOr<ResolvedEvent> alias =
+      ResolveEvent("armv8_pmuv3/inst_retired/", *pmus);
+  EXPECT_EQ(alias->type, 8u);
+  EXPECT_EQ(alias->config, 8u);
+  // What the spec wrote for the term, or for config1 as a whole, stays.
+  absl::StatusOr<ResolvedEvent> off =
+      ResolveEvent("armv8_pmuv3/event=0x8,rdpmc=0/", *pmus);
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_EQ(off->config1, 0u);
+  EXPECT_FALSE(off->user_read_term_set);
+  absl::StatusOr<ResolvedEvent> word =
+      ResolveEvent("armv8_pmuv3/event=0x8,config1=1/", *pmus);
+  ASSERT_TRUE(word.ok()) << word.status();
+  EXPECT_EQ(word->config1, 1u);
+  absl::StatusOr<ResolvedEvent> both =
+      ResolveEvent("armv8_pmuv3/event=0x8,long/", *pmus);
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->config1, 3u);  // long as written, rdpmc added
+  // Software events are not the core PMU's: nothing set.
+  absl::StatusOr<ResolvedEvent> clock = ResolveEvent("task-clock", *pmus);
+  EXPECT_EQ(clock->config1, 0u);
+  EXPECT_FALSE(clock->user_read_term_set);
+  EXPECT_EQ(clock->core_pmu, "");
+}
+
+TEST(EventSpecTest, X86CorePmuHasNoRdpmcTermSoNothingIsSet) {
+  SyntheticSysfs sysfs;
+  sysfs.AddIntelLikeMachine();
+  absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load(sysfs.root());
+  ASSERT_TRUE(pmus.ok());
+  for (const char* spec : {"cycles", "r00c0", "cpu/event=0xc0/"}) {
+    absl::StatusOr<ResolvedEvent> e = ResolveEvent(spec, *pmus);
+    ASSERT_TRUE(e.ok()) << spec;
+    EXPECT_EQ(e->config1, 0u) << spec;
+    EXPECT_FALSE(e->user_read_term_set) << spec;
+    EXPECT_EQ(e->core_pmu, "cpu") << spec;
+  }
+  EXPECT_EQ(ResolveEvent("uncore_imc/data_reads/", *pmus)->core_pmu, "");
+}
+
+TEST(EventSpecTest, Arm64BigLittleTargetsTheBigCoresPmu) {
+  SyntheticSysfs sysfs;
+  sysfs.AddArm64BigLittleMachine();
+  absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load(sysfs.root());
+  ASSERT_TRUE(pmus.ok());
+  absl::StatusOr<ResolvedEvent> cycles = ResolveEvent("cycles", *pmus);
+  ASSERT_TRUE(cycles.ok());
+  EXPECT_EQ(cycles->type, uint32_t{PERF_TYPE_HARDWARE});
+  EXPECT_EQ(cycles->config, (uint64_t{9} << PERF_PMU_TYPE_SHIFT) |
+                                PERF_COUNT_HW_CPU_CYCLES);
+  EXPECT_EQ(cycles->config1, 2u);
+  EXPECT_EQ(cycles->pmu_name, "armv8_cortex_a72");
+  absl::StatusOr<ResolvedEvent> little =
+      ResolveEvent("armv8_cortex_a53/inst_retired/", *pmus);
+  ASSERT_TRUE(little.ok());
+  EXPECT_EQ(little->type, 8u);
+  EXPECT_EQ(little->config1, 2u);
+  EXPECT_EQ(little->core_pmu, "armv8_cortex_a53");
+  EXPECT_TRUE(little->needs_hardware_pmu);
 }
 
 TEST(EventSpecTest, SplitEventListKeepsCommasInsideSlashes) {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "framework/perf/counter_group.h"
 #include "framework/perf/counter_math.h"
 
 namespace pmubench::perf {
@@ -150,16 +151,96 @@ TEST_F(MmapReaderTest, ExtendsEnabledAndRunningTimeWithTheTimestamp) {
   EXPECT_EQ(r->time_running, 800u + 500100u);
 }
 
-TEST_F(MmapReaderTest, NoTimeExtensionWithoutCapUserTime) {
+// Without cap_user_time the page's times are as of its last update; while
+// they differ (the event was multiplexed) a fresh count with them would be
+// scaled by a stale ratio: read(2) instead.
+TEST_F(MmapReaderTest, MultiplexedWithoutCapUserTimeFallsBack) {
   page_.cap_user_time = 0;
   page_.time_enabled = 1000;
   page_.time_running = 800;
   tsc_ = 1'000'000;
+  EXPECT_FALSE(Read().has_value());
+  EXPECT_EQ(tsc_calls_, 0);
+}
+
+TEST_F(MmapReaderTest, NeverMultiplexedWithoutCapUserTimeKeepsThePageTimes) {
+  page_.cap_user_time = 0;
+  page_.time_enabled = 1000;
+  page_.time_running = 1000;
   std::optional<MmapReading> r = Read();
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(tsc_calls_, 0);
   EXPECT_EQ(r->time_enabled, 1000u);
-  EXPECT_EQ(r->time_running, 800u);
+  EXPECT_EQ(r->time_running, 1000u);
+}
+
+TEST_F(MmapReaderTest, WithoutTimesNeitherReadsTheClockNorFallsBack) {
+  page_.cap_user_time = 0;
+  page_.time_enabled = 1000;
+  page_.time_running = 800;
+  page_.offset = 5;
+  std::optional<MmapReading> r =
+      ReadMmapPage(&page_, FakeCounter{&raw_, &counter_calls_, &index_},
+                   FakeTimestamp{tsc_, &tsc_calls_}, /*with_times=*/false);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->count, 5u);
+  EXPECT_EQ(tsc_calls_, 0);
+}
+
+// arm64 sets cap_user_time_short: the timestamp counter is narrower than 64
+// bits, and time_cycles/time_mask widen a reading past its wrap
+// (linux/perf_event.h: cyc = time_cycles + ((cyc - time_cycles) & time_mask)).
+TEST_F(MmapReaderTest, ShortTimestampIsWidenedFromTimeCycles) {
+  page_.cap_user_time = 1;
+  page_.cap_user_time_short = 1;
+  page_.time_enabled = 1000;
+  page_.time_running = 800;
+  page_.time_shift = 0;
+  page_.time_mult = 1;
+  page_.time_cycles = 0x1F0;  // the counter when the page was written
+  page_.time_mask = 0xFF;     // an 8-bit counter
+  page_.time_offset = static_cast<uint64_t>(-int64_t{0x1F0});
+  tsc_ = 0x10;  // wrapped: 0x20 ticks after 0x1F0
+  std::optional<MmapReading> r = Read();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->time_enabled, 1000u + 0x20);
+  EXPECT_EQ(r->time_running, 800u + 0x20);
+}
+
+// The times of a reading are as of the read even when the event had never
+// been multiplexed at the page's last update: a segment that starts before
+// multiplexing does and ends after it scales by its own window.
+TEST_F(MmapReaderTest, SegmentScalesByTheTimesOfItsOwnTwoReadings) {
+  page_.cap_user_time = 1;
+  page_.time_shift = 0;
+  page_.time_mult = 1;
+  // Page written at timestamp 10000: never multiplexed so far.
+  page_.time_enabled = 1000;
+  page_.time_running = 1000;
+  page_.time_offset = static_cast<uint64_t>(-int64_t{10000});
+  page_.offset = 100;
+  tsc_ = 15000;  // the segment starts 5000 ns later
+  std::optional<MmapReading> start = Read();
+  // From 15000 to 20000 the event ran 2000 of 5000 ns and counted 200; the
+  // kernel rewrote the page at 20000, where the segment ends.
+  page_.time_enabled = 1000 + 5000 + 5000;
+  page_.time_running = 1000 + 5000 + 2000;
+  page_.time_offset = static_cast<uint64_t>(-int64_t{20000});
+  page_.offset = 300;
+  tsc_ = 20000;
+  std::optional<MmapReading> stop = Read();
+  ASSERT_TRUE(start && stop);
+  GroupSnapshot a, b;
+  a.counts[0] = start->count;
+  a.time_enabled = start->time_enabled;
+  a.time_running = start->time_running;
+  b.counts[0] = stop->count;
+  b.time_enabled = stop->time_enabled;
+  b.time_running = stop->time_running;
+  const GroupDelta d = Delta(a, b, 1);
+  EXPECT_EQ(d.time_enabled, 5000u);
+  EXPECT_EQ(d.time_running, 2000u);
+  EXPECT_DOUBLE_EQ(d.counts[0], 500.0);  // 200 * 5000 / 2000
 }
 
 TEST(CounterMathTest, TscToPerfTimeDoesNotOverflowWhereCycTimesMultWould) {

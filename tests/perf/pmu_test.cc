@@ -3,6 +3,7 @@
 #include "framework/perf/pmu.h"
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,73 @@ TEST(PmuTest, ArmCorePmuIsFoundByName) {
   ASSERT_TRUE(pmus.ok());
   ASSERT_NE(pmus->CorePmu(), nullptr);
   EXPECT_EQ(pmus->CorePmu()->name, "armv8_pmuv3_0");
+}
+
+TEST(PmuTest, Arm64VirtMachineHasOneCorePmuAndNoRdpmcFile) {
+  SyntheticSysfs sysfs;
+  sysfs.AddArm64VirtMachine();
+  absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load(sysfs.root());
+  ASSERT_TRUE(pmus.ok()) << pmus.status();
+  ASSERT_NE(pmus->CorePmu(), nullptr);
+  EXPECT_EQ(pmus->CorePmu()->name, "armv8_pmuv3");
+  EXPECT_TRUE(pmus->CorePmu()->is_core);
+  EXPECT_THAT(pmus->CorePmu()->cpus, ElementsAre(0));
+  EXPECT_TRUE(pmus->HasHardwarePmu());
+  EXPECT_FALSE(pmus->IsHybrid());
+  EXPECT_FALSE(pmus->RdpmcSetting().has_value());
+  EXPECT_FALSE(pmus->Find("software")->is_core);
+  EXPECT_FALSE(pmus->Find("breakpoint")->is_core);
+}
+
+TEST(PmuTest, Arm64BigLittleIsHybridAndPicksTheBigCores) {
+  SyntheticSysfs sysfs;
+  sysfs.AddArm64BigLittleMachine();
+  absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load(sysfs.root());
+  ASSERT_TRUE(pmus.ok()) << pmus.status();
+  EXPECT_TRUE(pmus->IsHybrid());
+  ASSERT_EQ(pmus->CorePmus().size(), 2u);
+  EXPECT_EQ(pmus->CorePmus()[0]->name, "armv8_cortex_a53");
+  // The cluster with the highest-numbered CPUs: the big cores.
+  ASSERT_NE(pmus->CorePmu(), nullptr);
+  EXPECT_EQ(pmus->CorePmu()->name, "armv8_cortex_a72");
+  EXPECT_THAT(*pmus->CpuList("armv8_cortex_a72"), ElementsAre(4, 5));
+}
+
+TEST(PmuTest, ArmNamedPmuWithoutCpusOrEventTermIsNotACorePmu) {
+  SyntheticSysfs sysfs;
+  sysfs.AddPmu("armv8_other", 12, {{"config", "config:0-63"}});
+  sysfs.AddPmu("armv9_cortex_x2", 13, {{"event", "config:0-15"}});
+  sysfs.AddPmu("apple_firestorm_pmu", 14, {});
+  sysfs.Write("apple_firestorm_pmu/cpus", "4-7");
+  absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load(sysfs.root());
+  ASSERT_TRUE(pmus.ok()) << pmus.status();
+  EXPECT_FALSE(pmus->Find("armv8_other")->is_core);
+  EXPECT_TRUE(pmus->Find("armv9_cortex_x2")->is_core);
+  EXPECT_TRUE(pmus->Find("apple_firestorm_pmu")->is_core);
+  EXPECT_EQ(pmus->CorePmu()->name, "apple_firestorm_pmu");  // CPUs 4-7
+  EXPECT_TRUE(pmus->IsHybrid());
+}
+
+TEST(PmuTest, AliasScalesThatAreNotPositiveFiniteAreRejected) {
+  SyntheticSysfs sysfs;
+  std::map<std::string, std::string> events = {{"good", "event=0x1"},
+                                               {"good.scale", "2.5e-10"}};
+  for (const char* bad : {"nan", "inf", "-inf", "-1", "0", "abc"}) {
+    const std::string name = std::string("bad_") + (bad[0] == '-' ? bad + 1 : bad);
+    events[name] = "event=0x2";
+    events[name + ".scale"] = bad;
+  }
+  sysfs.AddPmu("power", 20, {{"event", "config:0-7"}}, events);
+  absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load(sysfs.root());
+  ASSERT_TRUE(pmus.ok()) << pmus.status();
+  const Pmu* power = pmus->Find("power");
+  EXPECT_DOUBLE_EQ(power->aliases.at("good").scale, 2.5e-10);
+  EXPECT_EQ(power->aliases.at("good").bad_scale, "");
+  for (const auto& [name, alias] : power->aliases) {
+    if (name == "good") continue;
+    EXPECT_EQ(alias.scale, 1.0) << name;
+    EXPECT_THAT(alias.bad_scale, HasSubstr(name + ".scale = ")) << name;
+  }
 }
 
 TEST(PmuTest, MachineWithoutCorePmuAndMissingRoot) {

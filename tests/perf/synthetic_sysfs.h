@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "gtest/gtest.h"
 
@@ -74,6 +75,38 @@ class SyntheticSysfs {
             {"data_reads.scale", "6.103515625e-5"},
             {"data_reads.unit", "MiB"}});
     Write("uncore_imc/cpumask", "0");
+    AddPmu("software", 1, {});
+  }
+
+  // The arm64 QEMU guest's PMUs (Linux 6.1, -cpu max): one core PMU
+  // armv8_pmuv3 (type 8) with the event, long and rdpmc format terms, the
+  // common events cpu_cycles and inst_retired, and no rdpmc file (arm64's
+  // knob is the sysctl kernel.perf_user_access).
+  void AddArm64VirtMachine() {
+    AddPmu("armv8_pmuv3", 8,
+           {{"event", "config:0-15"},
+            {"long", "config1:0"},
+            {"rdpmc", "config1:1"}},
+           {{"cpu_cycles", "event=0x0011"}, {"inst_retired", "event=0x0008"}});
+    Write("armv8_pmuv3/cpus", "0");
+    AddPmu("software", 1, {});
+    AddPmu("breakpoint", 5, {});
+    AddPmu("tracepoint", 2, {});
+  }
+
+  // A big.LITTLE SoC: four Cortex-A53 (CPUs 0-3) and two Cortex-A72 (4-5),
+  // each cluster with its own core PMU, as an RK3399 shows them.
+  void AddArm64BigLittleMachine() {
+    for (const auto& [name, type, cpus] :
+         {std::tuple<std::string, int, std::string>{"armv8_cortex_a53", 8, "0-3"},
+          {"armv8_cortex_a72", 9, "4-5"}}) {
+      AddPmu(name, type,
+             {{"event", "config:0-15"},
+              {"long", "config1:0"},
+              {"rdpmc", "config1:1"}},
+             {{"cpu_cycles", "event=0x0011"}, {"inst_retired", "event=0x0008"}});
+      Write(name + "/cpus", cpus);
+    }
     AddPmu("software", 1, {});
   }
 

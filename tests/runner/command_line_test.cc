@@ -2,6 +2,7 @@
 // be our Abseil flags; anything else is a clear error.
 #include "framework/runner/command_line.h"
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,18 @@ TEST(HelpTest, ListsOwnFlagsWithHelpAndGoogleBenchmarkFlags) {
   EXPECT_THAT(text, HasSubstr("--test_events"));
   EXPECT_THAT(text, HasSubstr("Events for the test."));
   EXPECT_THAT(text, HasSubstr("--benchmark_filter"));
+  EXPECT_THAT(text, HasSubstr("BUILD_WORKING_DIRECTORY"));
+}
+
+TEST(FlagOrEnvTest, FlagElseGoogleBenchmarksEnvironmentVariable) {
+  Argv a({"prog", "--benchmark_out_format=csv"});
+  setenv("BENCHMARK_OUT_FORMAT", "console", 1);
+  setenv("BENCHMARK_OUT", "env.json", 1);
+  EXPECT_EQ(FlagOrEnv(a.argc(), a.argv(), "benchmark_out_format"), "csv");
+  EXPECT_EQ(FlagOrEnv(a.argc(), a.argv(), "benchmark_out"), "env.json");
+  unsetenv("BENCHMARK_OUT_FORMAT");
+  unsetenv("BENCHMARK_OUT");
+  EXPECT_EQ(FlagOrEnv(a.argc(), a.argv(), "benchmark_out"), std::nullopt);
 }
 
 }  // namespace

@@ -6,10 +6,12 @@
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 #include "framework/pmubench.h"
@@ -86,5 +88,29 @@ void BM_Plain(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(sum += 3);
 }
 BENCHMARK(BM_Plain)->Iterations(1000);
+
+// A user counter that is always 0: with repetitions its "cv" aggregate is
+// 0/0, which Google Benchmark writes as a bare NaN.
+void BM_ZeroCounter(benchmark::State& state) {
+  int64_t sum = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(sum += 3);
+  state.counters["never"] = 0;
+}
+BENCHMARK(BM_ZeroCounter)->Iterations(100);
+
+// Registered only when PMUBENCH_TEST_RUNNING_FILE is set: runs until killed
+// (about 1000 s), creating that file first so a test knows it is running.
+void BM_UntilKilled(benchmark::State& state) {
+  if (FILE* f = std::fopen(std::getenv("PMUBENCH_TEST_RUNNING_FILE"), "w")) {
+    std::fclose(f);
+  }
+  for (auto _ : state) usleep(1000);
+}
+[[maybe_unused]] const bool kUntilKilledRegistered = [] {
+  if (std::getenv("PMUBENCH_TEST_RUNNING_FILE") == nullptr) return false;
+  benchmark::RegisterBenchmark("BM_UntilKilled", BM_UntilKilled)
+      ->Iterations(1000 * 1000);
+  return true;
+}();
 
 }  // namespace

@@ -1,0 +1,77 @@
+"""Numbers as short text: values with their unit, changes, intervals, p."""
+
+from __future__ import annotations
+
+import math
+
+from pmubench.compare import comparison, stats
+
+_SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def value(x: float, unit: str = "") -> str:
+    """4 significant digits; k/M/G/T above 1000 ('20.49k'), the time unit
+    appended for times ('1.234 ns')."""
+    if x == 0:
+        text = "0"
+    elif abs(x) >= 1e3:
+        for scale, suffix in _SI:
+            if abs(x) >= scale:
+                text = f"{x / scale:.4g}{suffix}"
+                break
+    elif abs(x) < 1e-3:
+        text = f"{x:.3g}"
+    else:
+        text = f"{x:.4g}"
+    return f"{text} {unit}" if unit else text
+
+
+def change(x: float) -> str:
+    """'+5.00%', '-0.12%', '+inf%' (the baseline was 0)."""
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "+inf%" if x > 0 else "-inf%"
+    pct = x * 100.0
+    if abs(pct) >= 100:
+        return f"{pct:+.0f}%"
+    return f"{pct:+.2f}%"
+
+
+def interval(iv: stats.Interval | None, alpha: float) -> str:
+    """'[+4.1%, +6.0%]', with its level when it is below 1 - alpha."""
+    if iv is None:
+        return "-"
+    text = f"[{iv.low * 100:+.1f}%, {iv.high * 100:+.1f}%]"
+    if iv.level < 1.0 - alpha - 1e-9:
+        text += f" @{iv.level * 100:.0f}%"
+    return text
+
+
+def p_value(p: float | None) -> str:
+    if p is None:
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def verdict(row: comparison.Row) -> str:
+    """The verdict with its mode when the mode weakens it."""
+    text = row.verdict
+    if row.mode != comparison.U_TEST and row.verdict != comparison.NOT_GATED:
+        text += f" ({row.mode})"
+    return text
+
+
+def threshold(t) -> str:
+    if t.pct is None:
+        return "not gated"
+    return f"{t.pct:g}%" + ("" if t.source == "default" else f" (--threshold {t.source})")
+
+
+def direction(higher_is_better: bool) -> str:
+    return "higher is better" if higher_is_better else "lower is better"
+
+
+def names(items: list[str], limit: int = 12) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")

@@ -1,0 +1,149 @@
+"""Pairs the runs of a baseline and a contender file by benchmark name.
+
+A benchmark's sample for a metric is, in order of preference:
+- "repetitions": the per-repetition values (run_type "iteration"), when the
+  file holds more than one repetition of it;
+- "median aggregate" or, without one, "mean aggregate": files written with
+  --benchmark_report_aggregates_only=true hold only mean, median, stddev and
+  cv; the median is used because one slow repetition moves it least;
+- "single run": one iteration run.
+
+Names are matched with any "/repeats:N" component removed, so a case whose
+repetition count changed between the two builds still pairs up.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pmubench import benchjson
+
+REPETITIONS = "repetitions"
+MEDIAN_AGGREGATE = "median aggregate"
+MEAN_AGGREGATE = "mean aggregate"
+SINGLE_RUN = "single run"
+
+_REPEATS = re.compile(r"/repeats:\d+(?=/|$)")
+
+
+def match_key(run_name: str) -> str:
+    """'BM_Chase/4096/repeats:5/threads:1' -> 'BM_Chase/4096/threads:1'."""
+    return _REPEATS.sub("", run_name)
+
+
+@dataclass
+class Sample:
+    values: list[float]
+    source: str          # REPETITIONS, MEDIAN_AGGREGATE, MEAN_AGGREGATE, SINGLE_RUN
+
+
+@dataclass
+class BenchmarkRuns:
+    """Every usable run of one benchmark in one file."""
+    name: str
+    time_unit: str
+    iterations: list[benchjson.Run] = field(default_factory=list)
+    aggregates: dict[str, benchjson.Run] = field(default_factory=dict)
+    error: str = ""
+
+    def metric_names(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for run in self.iterations + list(self.aggregates.values()):
+            if run.aggregate_name in ("stddev", "cv"):
+                continue
+            for metric in run.metrics:
+                seen.setdefault(metric, None)
+        return list(seen)
+
+    def sample(self, metric: str) -> Sample | None:
+        values = [r.metrics[metric] for r in self.iterations if metric in r.metrics]
+        if len(values) > 1:
+            return Sample(values, REPETITIONS)
+        for agg, source in (("median", MEDIAN_AGGREGATE), ("mean", MEAN_AGGREGATE)):
+            run = self.aggregates.get(agg)
+            if run is not None and metric in run.metrics:
+                return Sample([run.metrics[metric]], source)
+        if values:
+            return Sample(values, SINGLE_RUN)
+        return None
+
+
+def group_runs(bench: benchjson.BenchFile) -> dict[str, BenchmarkRuns]:
+    """The runs of one file by match key, in file order."""
+    groups: dict[str, BenchmarkRuns] = {}
+    for run in bench.runs:
+        key = match_key(run.run_name)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = BenchmarkRuns(key, run.time_unit)
+        if run.failed:
+            group.error = run.error_message
+            continue
+        if run.time_unit != group.time_unit:
+            raise benchjson.BadInput(
+                f"{bench.path}: {key} has runs in both {group.time_unit} and "
+                f"{run.time_unit}; write each benchmark with one time unit")
+        if run.run_type == "aggregate":
+            group.aggregates[run.aggregate_name] = run
+        else:
+            group.iterations.append(run)
+    return groups
+
+
+@dataclass
+class Pairing:
+    """What the two files share and what only one of them has."""
+    common: list[tuple[BenchmarkRuns, BenchmarkRuns]]
+    only_in_baseline: list[str]
+    only_in_contender: list[str]
+    failed: list[tuple[str, str, str]]   # (benchmark, side, error message)
+    # metric -> benchmarks where only that side has it
+    metrics_only_in_baseline: dict[str, list[str]]
+    metrics_only_in_contender: dict[str, list[str]]
+
+
+def pair(baseline: benchjson.BenchFile, contender: benchjson.BenchFile) -> Pairing:
+    """Pairs the benchmarks of two files. Raises BadInput when a shared
+    benchmark has different time units on the two sides (naming both files)
+    or when the files share no benchmark that ran on both sides."""
+    base_groups = group_runs(baseline)
+    cont_groups = group_runs(contender)
+    common, failed = [], []
+    only_base = {}
+    only_cont = {}
+    for key, b in base_groups.items():
+        c = cont_groups.get(key)
+        if c is None:
+            only_base[key] = None
+            continue
+        if b.error or c.error:
+            failed += [(key, "baseline", b.error)] if b.error else []
+            failed += [(key, "contender", c.error)] if c.error else []
+            continue
+        if b.time_unit != c.time_unit:
+            raise benchjson.BadInput(
+                f"{key} is in {b.time_unit} in {baseline.path} but in "
+                f"{c.time_unit} in {contender.path}; run both with the same "
+                "time unit (->Unit(...) or --benchmark_time_unit)")
+        common.append((b, c))
+    for key in cont_groups:
+        if key not in base_groups:
+            only_cont[key] = None
+    if not common:
+        raise benchjson.BadInput(
+            f"{baseline.path} and {contender.path} have no benchmark in common"
+            " that ran on both sides; were they written by the same suite "
+            "with the same --benchmark_filter?")
+    metrics_b: dict[str, list[str]] = {}
+    metrics_c: dict[str, list[str]] = {}
+    for b, c in common:
+        mb, mc = set(b.metric_names()), set(c.metric_names())
+        for metric in b.metric_names():
+            if metric not in mc:
+                metrics_b.setdefault(metric, []).append(b.name)
+        for metric in c.metric_names():
+            if metric not in mb:
+                metrics_c.setdefault(metric, []).append(c.name)
+    return Pairing(common, list(only_base), list(only_cont), failed,
+                   metrics_b, metrics_c)

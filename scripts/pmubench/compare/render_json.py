@@ -1,0 +1,81 @@
+"""Machine-readable report. Strict JSON: infinities and NaN become null (with
+"change_infinite" saying which way), so any JSON parser reads it.
+
+{"schema": "pmubench-compare/1", "baseline": PATH, "contender": PATH,
+ "alpha": 0.05, "exit_code": 0|1, "result": "pass"|"fail",
+ "counts": {"regression": N, "improvement": N, "no significant change": N,
+            "not gated": N},
+ "rows": [{"benchmark", "metric", "unit", "higher_is_better",
+           "baseline": {"center", "n", "source", "values"}, "contender": {...},
+           "change", "change_pct", "change_infinite", "p_value",
+           "ci": {"low", "high", "level"} | null, "mode",
+           "threshold_pct" (null: not gated), "floor", "metric_class",
+           "threshold_source", "verdict"}],
+ "geomeans": [{"metric", "change", "benchmarks"}],
+ "only_in_baseline": [...], "only_in_contender": [...],
+ "failed": [{"benchmark", "side", "error"}],
+ "metrics_only_in_baseline": {metric: [benchmarks]},
+ "metrics_only_in_contender": {...}, "notes": [...]}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from pmubench.compare import comparison as cmp
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _side(s: cmp.Side) -> dict[str, Any]:
+    return {"center": s.center, "n": s.n, "source": s.source, "values": s.values}
+
+
+def _row(r: cmp.Row) -> dict[str, Any]:
+    return {
+        "benchmark": r.benchmark, "metric": r.metric, "unit": r.unit,
+        "higher_is_better": r.higher_is_better,
+        "baseline": _side(r.baseline), "contender": _side(r.contender),
+        "change": _finite(r.change),
+        "change_pct": _finite(r.change * 100.0),
+        "change_infinite": (None if math.isfinite(r.change)
+                            else ("+" if r.change > 0 else "-")),
+        "p_value": r.p_value,
+        "ci": (None if r.interval is None else
+               {"low": r.interval.low, "high": r.interval.high,
+                "level": r.interval.level}),
+        "mode": r.mode,
+        "threshold_pct": r.threshold.pct, "floor": r.threshold.floor,
+        "metric_class": r.threshold.metric_class,
+        "threshold_source": r.threshold.source,
+        "verdict": r.verdict,
+    }
+
+
+def to_dict(c: cmp.Comparison, exit_code: int) -> dict[str, Any]:
+    p = c.pairing
+    return {
+        "schema": "pmubench-compare/1",
+        "baseline": c.baseline_path, "contender": c.contender_path,
+        "alpha": c.alpha, "exit_code": exit_code,
+        "result": "fail" if exit_code else "pass",
+        "counts": {v: c.count(v) for v in (cmp.REGRESSION, cmp.IMPROVEMENT,
+                                           cmp.NO_CHANGE, cmp.NOT_GATED)},
+        "rows": [_row(r) for r in c.rows],
+        "geomeans": [{"metric": g.metric, "change": _finite(g.change),
+                      "benchmarks": g.benchmarks} for g in c.geomeans],
+        "only_in_baseline": p.only_in_baseline,
+        "only_in_contender": p.only_in_contender,
+        "failed": [{"benchmark": b, "side": s, "error": e} for b, s, e in p.failed],
+        "metrics_only_in_baseline": p.metrics_only_in_baseline,
+        "metrics_only_in_contender": p.metrics_only_in_contender,
+        "notes": c.notes,
+    }
+
+
+def render(c: cmp.Comparison, exit_code: int) -> str:
+    return json.dumps(to_dict(c, exit_code), indent=2, allow_nan=False) + "\n"

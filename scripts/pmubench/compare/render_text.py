@@ -1,0 +1,97 @@
+"""Aligned plain-text report, one table per metric, for a terminal or CI log."""
+
+from __future__ import annotations
+
+from pmubench.compare import comparison as cmp
+from pmubench.compare import formatting as fmt
+
+_RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m", "\033[0m"
+_HEADER = ("Benchmark", "Baseline", "Contender", "Change", "CI", "p", "Verdict")
+_RIGHT = (False, True, True, True, False, True, False)
+
+
+def _paint(text: str, row_verdict: str, color: bool) -> str:
+    if not color:
+        return text
+    code = {cmp.REGRESSION: _RED + _BOLD, cmp.IMPROVEMENT: _GREEN,
+            cmp.NOT_GATED: _DIM}.get(row_verdict)
+    return f"{code}{text}{_RESET}" if code else text
+
+
+def _table(cells: list[tuple[str, ...]], verdicts: list[str | None],
+           color: bool) -> list[str]:
+    widths = [max(len(row[i]) for row in cells) for i in range(len(_HEADER))]
+    lines = []
+    for row, verdict in zip(cells, verdicts):
+        parts = [c.rjust(w) if right else c.ljust(w)
+                 for c, w, right in zip(row, widths, _RIGHT)]
+        line = "  ".join(parts).rstrip()
+        lines.append(_paint(line, verdict, color) if verdict else line)
+    return lines
+
+
+def render(c: cmp.Comparison, color: bool = False) -> str:
+    out = [f"Baseline:  {c.baseline_path}", f"Contender: {c.contender_path}",
+           f"CI: {100 * (1 - c.alpha):g}% Hodges-Lehmann interval of the change; "
+           f"p: two-sided Mann-Whitney U; alpha {c.alpha:g}"]
+    if any(r.mode != cmp.U_TEST for r in c.rows):
+        out.append("Verdicts marked (few reps) or (threshold only) rest on less "
+                   "evidence than the test; compare.py --help says how")
+    out.append("")
+    for metric in c.metrics:
+        rows = [r for r in c.rows if r.metric == metric]
+        first = rows[0]
+        out.append(f"{metric} ({fmt.direction(first.higher_is_better)}; "
+                   f"threshold {fmt.threshold(first.threshold)})")
+        cells: list[tuple[str, ...]] = [_HEADER]
+        verdicts: list[str | None] = [None]
+        for r in rows:
+            cells.append((r.benchmark, fmt.value(r.baseline.center, r.unit),
+                          fmt.value(r.contender.center, r.unit),
+                          fmt.change(r.change), fmt.interval(r.interval, c.alpha),
+                          fmt.p_value(r.p_value), fmt.verdict(r)))
+            verdicts.append(r.verdict)
+        geo = next(g for g in c.geomeans if g.metric == metric)
+        cells.append((f"geomean ({geo.benchmarks})", "", "", fmt.change(geo.change),
+                      "", "", ""))
+        verdicts.append(None)
+        out += _table(cells, verdicts, color)
+        out.append("")
+    out += summary_lines(c)
+    return "\n".join(out) + "\n"
+
+
+def summary_lines(c: cmp.Comparison) -> list[str]:
+    """Lists, notes and the result line; shared with the markdown report."""
+    p = c.pairing
+    out = []
+    if p.only_in_baseline:
+        out.append(f"Only in baseline ({len(p.only_in_baseline)}): "
+                   f"{fmt.names(p.only_in_baseline)}")
+    if p.only_in_contender:
+        out.append(f"Only in contender ({len(p.only_in_contender)}): "
+                   f"{fmt.names(p.only_in_contender)}")
+    for name, side, error in p.failed:
+        out.append(f"Failed in {side}: {name}: {error}")
+    for label, table in (("baseline", p.metrics_only_in_baseline),
+                         ("contender", p.metrics_only_in_contender)):
+        for metric, benches in table.items():
+            out.append(f"Metric only in {label}: {metric} "
+                       f"({len(benches)} benchmark{'s' if len(benches) != 1 else ''}: "
+                       f"{fmt.names(benches, 4)})")
+    out += [f"Note: {n}" for n in c.notes]
+    out.append(result_line(c))
+    return out
+
+
+def result_line(c: cmp.Comparison) -> str:
+    counts = (f"{c.count(cmp.REGRESSION)} regression(s), "
+              f"{c.count(cmp.IMPROVEMENT)} improvement(s), "
+              f"{c.count(cmp.NO_CHANGE)} no significant change, "
+              f"{c.count(cmp.NOT_GATED)} not gated")
+    if c.regressions:
+        worst = ", ".join(f"{r.benchmark} {r.metric} {fmt.change(r.change)}"
+                          for r in c.regressions[:5])
+        more = f" and {len(c.regressions) - 5} more" if len(c.regressions) > 5 else ""
+        return f"Result: FAIL: {counts}: {worst}{more}"
+    return f"Result: PASS: {counts}"

@@ -1,0 +1,206 @@
+"""Per-metric thresholds: how large a change must be before it counts.
+
+Defaults follow each metric's run-to-run noise (README text; `compare.py
+--help` prints the same table):
+
+  class          threshold  floor     metrics
+  deterministic  1%         0.01/it   instructions, branches,
+                                      branch-instructions, page-faults,
+                                      minor-faults, faults,
+                                      L1-dcache-loads, L1-dcache-stores,
+                                      INST_RETIRED*, BR_INST_RETIRED*,
+                                      MEM_INST_RETIRED*, expected_*
+  cycles         5%         0.01/it   cycles, cpu-cycles, bus-cycles,
+                                      stalled-cycles-*, msr/aperf/,
+                                      msr/mperf/, *CYCLES*
+  cache          5%         0.01/it   *-misses, cache-references, LLC-*,
+                                      and every other counter (user
+                                      counters included)
+  derived        5%         0.001     IPC, *-ratio
+  time           10%        -         real_time, cpu_time, task-clock,
+                                      cpu-clock, msr/tsc/, ref-cycles,
+                                      duration_time, items_per_second,
+                                      bytes_per_second, user counters
+                                      named *tsc*, *ticks* or *_ns
+  info           not gated  -         context-switches, cs,
+                                      cpu-migrations, migrations,
+                                      major-faults, alignment-faults,
+                                      emulation-faults,
+                                      pmu_running_fraction
+
+Instructions and branches retired are set by the code and barely move run to
+run, so 1% catches a real change. Cycles and cache misses follow what else
+the machine is doing. Times on a shared CI machine move by several percent
+between two runs of the same binary. Context switches, migrations and the
+running fraction describe the machine, not the code: they are shown and
+never fail a comparison unless given a threshold.
+
+The floor is an absolute change per iteration (per unit for the 0..1
+derived metrics) below which no change counts, whatever its percentage: a
+counter that fires once every 10,000 iterations going to twice in 10,000 is
++100% but means nothing.
+
+Event modifiers and PMU prefixes are ignored when classifying
+(benchjson.base_name): "instructions:u" and "cpu/instructions/u" are
+deterministic; "msr/tsc/" is a time; "IPC:u" is derived, higher is better;
+--threshold instructions=2 also sets "instructions:u" (unless a rule names
+"instructions:u" itself). `--threshold METRIC=PCT` overrides the default for METRIC, which may
+be an exact metric name, a shell pattern ("*-misses"), "time" (every
+metric of the time class above) or "default" (every metric no other rule names). PCT "off"
+shows the metric without gating it. A later --threshold wins over an
+earlier one; an exact name wins over a pattern.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import textwrap
+from dataclasses import dataclass
+
+from pmubench import benchjson
+
+
+@dataclass(frozen=True)
+class MetricClass:
+    name: str
+    threshold_pct: float | None   # None: shown, never gated
+    floor: float                  # absolute change below which nothing counts
+    patterns: tuple[str, ...]     # fnmatch patterns over the bare event name
+
+
+# Order matters: the first class with a matching pattern wins.
+CLASSES = (
+    MetricClass("info", None, 0.0, (
+        "context-switches", "cs", "cpu-migrations", "migrations",
+        "major-faults", "alignment-faults", "emulation-faults",
+        "pmu_running_fraction")),
+    MetricClass("time", 10.0, 0.0, (
+        "real_time", "cpu_time", "task-clock", "cpu-clock", "tsc",
+        "ref-cycles", "duration_time", "items_per_second",
+        "bytes_per_second", "*tsc*", "*ticks*", "*_ns")),
+    MetricClass("derived", 5.0, 0.001, ("IPC", "*-ratio")),
+    MetricClass("deterministic", 1.0, 0.01, (
+        "instructions", "branches", "branch-instructions", "page-faults",
+        "minor-faults", "faults", "L1-dcache-loads", "L1-dcache-stores",
+        "INST_RETIRED*", "BR_INST_RETIRED*", "MEM_INST_RETIRED*",
+        "expected_*")),
+    MetricClass("cycles", 5.0, 0.01, (
+        "cycles", "cpu-cycles", "bus-cycles", "stalled-cycles-*", "aperf",
+        "mperf", "*CYCLES*")),
+    MetricClass("cache", 5.0, 0.01, ("*",)),
+)
+CLASS_BY_NAME = {c.name: c for c in CLASSES}
+
+
+class ThresholdError(ValueError):
+    """A malformed --threshold; the message says what is expected."""
+
+
+def classify(metric: str) -> MetricClass:
+    bare = benchjson.base_name(metric)
+    for cls in CLASSES:
+        for pattern in cls.patterns:
+            # Upper-case patterns are vendor (libpfm4) names, which perf
+            # accepts in either case; the generic names are lower-case.
+            subject = bare.upper() if pattern.isupper() else bare
+            if fnmatch.fnmatchcase(subject, pattern):
+                return cls
+    return CLASS_BY_NAME["cache"]
+
+
+def is_time(metric: str) -> bool:
+    """True for the metrics of the time class (what "time" selects)."""
+    return classify(metric).name == "time"
+
+
+@dataclass(frozen=True)
+class Override:
+    selector: str                 # exact name, pattern, "time" or "default"
+    threshold_pct: float | None
+
+
+def parse_override(text: str) -> Override:
+    """Parses one '--threshold METRIC=PCT' argument ('instructions=0.5',
+    'time=5', '*-misses=10', 'context-switches=off')."""
+    selector, sep, value = text.rpartition("=")
+    if not sep or not selector:
+        raise ThresholdError(
+            f"--threshold {text!r}: expected METRIC=PCT, e.g. instructions=1 "
+            "or time=5 (PCT in percent, or 'off')")
+    value = value.strip().rstrip("%")
+    if value.lower() == "off":
+        return Override(selector, None)
+    try:
+        pct = float(value)
+    except ValueError:
+        raise ThresholdError(
+            f"--threshold {text!r}: {value!r} is not a number; give a "
+            "percentage such as 5 or 0.5, or 'off'") from None
+    if not math.isfinite(pct) or pct < 0:
+        raise ThresholdError(
+            f"--threshold {text!r}: the percentage must be finite and >= 0")
+    return Override(selector, pct)
+
+
+def _matches(selector: str, metric: str) -> bool:
+    if selector == "time":
+        return is_time(metric)
+    return (fnmatch.fnmatchcase(metric, selector)
+            or fnmatch.fnmatchcase(benchjson.base_name(metric), selector))
+
+
+@dataclass(frozen=True)
+class Threshold:
+    pct: float | None             # None: not gated
+    floor: float
+    metric_class: str
+    source: str                   # "default" or the --threshold text
+
+
+def resolve(metric: str, overrides: list[Override]) -> Threshold:
+    """The threshold for one metric: the last override naming it exactly,
+    else the last naming its base name ('instructions' for
+    'instructions:u'), else the last matching pattern/alias override, else
+    'default=', else the class."""
+    cls = classify(metric)
+    base = benchjson.base_name(metric)
+    exact = [o for o in overrides if o.selector == metric]
+    exact_base = [o for o in overrides if o.selector == base != metric]
+    pattern = [o for o in overrides
+               if o.selector not in (metric, base, "default")
+               and _matches(o.selector, metric)]
+    fallback = [o for o in overrides if o.selector == "default"]
+    for group in (exact, exact_base, pattern):
+        if group:
+            o = group[-1]
+            return Threshold(o.threshold_pct, cls.floor, cls.name,
+                             f"{o.selector}={_pct_text(o.threshold_pct)}")
+    if fallback and cls.name != "info":
+        o = fallback[-1]
+        return Threshold(o.threshold_pct, cls.floor, cls.name,
+                         f"default={_pct_text(o.threshold_pct)}")
+    return Threshold(cls.threshold_pct, cls.floor, cls.name, "default")
+
+
+def _pct_text(pct: float | None) -> str:
+    return "off" if pct is None else f"{pct:g}"
+
+
+# How --help spells the msr PMU's events, which classify() sees bare.
+_SHOWN_AS = {"tsc": "msr/tsc/", "aperf": "msr/aperf/", "mperf": "msr/mperf/"}
+
+
+def defaults_table(width: int = 78) -> str:
+    """The default thresholds as wrapped lines for --help."""
+    lines = []
+    for cls in CLASSES:
+        pct = "not gated" if cls.threshold_pct is None else f"{cls.threshold_pct:g}%"
+        names = ", ".join(_SHOWN_AS.get(p, p) for p in cls.patterns)
+        if cls.name == "cache":
+            names = "*-misses, cache-references, LLC-*, and every other counter"
+        lead = f"  {cls.name:<13} {pct:<10} "
+        lines += textwrap.wrap(names, width, initial_indent=lead,
+                               subsequent_indent=" " * len(lead),
+                               break_on_hyphens=False)
+    return "\n".join(lines)

@@ -1,0 +1,392 @@
+"""Decides which plots a set of runs gets, renders them, and describes them.
+
+build_report() writes every PNG into a directory and returns a Report: the
+titles, captions and value tables html_page.py lays out. The first file is
+the baseline of the comparison plots when several files are given.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pmubench import benchjson
+from pmubench.report import render
+from pmubench.report import series
+
+
+@dataclass
+class Figure:
+    filename: str   # relative to the report directory
+    title: str
+    caption: str    # one line
+
+
+@dataclass
+class Table:
+    headers: list[str]
+    rows: list[list[str]]
+
+
+@dataclass
+class FamilySection:
+    """A family, or every family one source file registered (the run's
+    pmubench_case_files context key): its plots and one value table."""
+    name: str       # 'BM_Chase', or 'branch_prediction (4 families)'
+    figures: list[Figure]
+    table: Table
+
+
+@dataclass
+class FileSection:
+    label: str
+    path: str
+    context: dict[str, Any]
+    families: list[FamilySection]
+
+
+@dataclass
+class Report:
+    files: list[FileSection]
+    comparisons: list[Figure] = field(default_factory=list)
+
+    def figures(self) -> list[Figure]:
+        result = [f for fs in self.files for fam in fs.families for f in fam.figures]
+        return result + self.comparisons
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form: 'msr/tsc/' -> 'msr_tsc', 'BM_Chase' unchanged."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "x"
+
+
+def file_labels(paths: list[str]) -> list[str]:
+    """Base names, made unique with a '#2' suffix where two files share one."""
+    labels, seen = [], {}
+    for path in paths:
+        base = os.path.basename(path)
+        seen[base] = seen.get(base, 0) + 1
+        labels.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return labels
+
+
+# A figure with one row per benchmark (bars, spread, comparison) holds at
+# most MAX_ROWS of them, a scaling figure at most MAX_LINES lines; more go to
+# further figures of the same kind ("benchmarks 41-80 of 222"). Every figure
+# then has a bounded size and cost, and the work grows linearly with the
+# number of benchmarks (matplotlib's autoscaling is quadratic in the artists
+# of one axes, and a 5,000-row figure is a 130,000-pixel-high image).
+MAX_ROWS = 40
+MAX_LINES = 12
+
+
+def parts(items: list, size: int) -> list[list]:
+    """items in consecutive slices of at most size (one empty part if none)."""
+    return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
+
+
+def _part_note(index: int, count: int, size: int, total: int, what: str) -> str:
+    """'' for a single part, else ' (benchmarks 41-80 of 222)'."""
+    if count == 1:
+        return ""
+    first = index * size + 1
+    return f" ({what} {first}-{min(total, first + size - 1)} of {total})"
+
+
+class _Names:
+    """Hands out unique PNG names inside one report."""
+
+    def __init__(self) -> None:
+        self._used: set[str] = set()
+
+    def take(self, *parts: str) -> str:
+        stem = ".".join(slug(p) for p in parts)
+        name, n = f"{stem}.png", 2
+        while name in self._used:
+            name, n = f"{stem}.{n}.png", n + 1
+        self._used.add(name)
+        return name
+
+
+def _constant_metrics(members: list[series.Instance],
+                      metrics: list[str]) -> dict[str, float]:
+    """Metrics with one value across every benchmark of a family (2+)."""
+    if len(members) < 2:
+        return {}
+    result = {}
+    for metric in metrics:
+        means = {m.stats[metric].mean for m in members if metric in m.stats}
+        if len(means) == 1:
+            result[metric] = means.pop()
+    return result
+
+
+def _repetitions(members: list[series.Instance]) -> int:
+    return max((s.n for m in members for s in m.stats.values()), default=0)
+
+
+def value_table(members: list[series.Instance], metrics: list[str]) -> Table:
+    """Mean ± stddev per benchmark and metric (times in ns), failures shown."""
+    headers = ["benchmark", "reps"] + [f"{m} ({series.metric_unit(m)})" for m in metrics]
+    rows = []
+    for inst in members:
+        name = inst.key + (f" [{inst.label}]" if inst.label else "")
+        if not inst.stats:
+            rows.append([name, "0", f"failed: {inst.error}"] + [""] * (len(metrics) - 1))
+            continue
+        cells = [name, str(_repetitions([inst]))]
+        for metric in metrics:
+            stat = inst.stats.get(metric)
+            if stat is None:
+                cells.append("")
+            elif stat.n > 1:
+                cells.append(f"{series.format_value(stat.mean)} ± {series.format_value(stat.stddev)}")
+            else:
+                cells.append(series.format_value(stat.mean))
+        rows.append(cells)
+    return Table(headers, rows)
+
+
+@dataclass
+class _SectionPlan:
+    """What one section's figures are drawn from: a family, or the families
+    one source file registered (series.group_sections)."""
+    outdir: str
+    names: _Names
+    file_slug: str
+    name: str                       # the family, or the source file stem
+    where: str                      # 'BM_Chase (run.json)' for figure titles
+    measured: list[series.Instance]  # benchmarks with at least one result
+    metrics: list[str]
+    reps: int
+    grouped: bool = False           # several families: name them on lines/bars
+
+    def path(self, kind: str) -> tuple[str, str]:
+        name = self.names.take(self.file_slug, self.name, kind)
+        return name, os.path.join(self.outdir, name)
+
+
+def _scaling(plan: _SectionPlan, context: dict[str, Any]) -> list[Figure]:
+    """One figure per x axis; a family's axis is its own choose_x_axis, so a
+    group's families that sweep different arguments get a figure each."""
+    if plan.grouped:
+        axes = series.family_axes(plan.measured)
+    else:
+        axis = series.choose_x_axis(plan.measured)
+        axes = [(axis, plan.measured)] if axis is not None else []
+    figures = []
+    for axis, members in axes:
+        # The metrics of these members only: a group's other families may
+        # count other events.
+        metrics = series.ordered_metrics(members)
+        constant = _constant_metrics(members, metrics)
+        drawn = [m for m in metrics if m not in constant] or metrics[:1]
+        kind = "scaling" if len(axes) == 1 else f"scaling.{axis.name}"
+        lines = series.line_groups(members, axis, plan.grouped)
+        line_parts = parts(list(lines), MAX_LINES)
+        for index, keys in enumerate(line_parts):
+            part = _part_note(index, len(line_parts), MAX_LINES, len(lines), "lines")
+            name, path = plan.path(kind if len(line_parts) == 1 else f"{kind}.{index + 1}")
+            render.scaling_figure(path, f"{plan.where}: metrics vs {axis.name}{part}",
+                                  [i for k in keys for i in lines[k]], axis, drawn,
+                                  context, plan.grouped)
+            figures.append(Figure(name, f"{plan.name}: scaling with {axis.name}{part}",
+                                  _scaling_caption(plan, context, axis, members,
+                                                   constant, len(axes))))
+    return figures
+
+
+def _scaling_caption(plan: _SectionPlan, context: dict[str, Any], axis: series.XAxis,
+                     members: list[series.Instance], constant: dict[str, float],
+                     axis_count: int) -> str:
+    """What a scaling figure shows, for its caption."""
+    notes = [f"Mean per iteration of each metric against {axis.name}, "
+             "one line per benchmark"]
+    notes.append(f"error bars ±1 stddev over {plan.reps} repetitions"
+                 if plan.reps > 1 else "one repetition (no error bars)")
+    if axis.is_bytes and series.cache_markers(context):
+        notes.append("dashed lines: cache sizes from the run's context")
+    if constant:
+        notes.append("constant, not drawn: " + ", ".join(
+            f"{m} = {series.format_value(v)}" for m, v in constant.items()))
+    if plan.grouped:
+        swept = list(series.group_families(members))
+        others = [f for f in series.group_families(plan.measured)
+                  if f not in swept]
+        notes.append("families: " + ", ".join(swept))
+        if others and axis_count == 1:
+            notes.append("not drawn (no argument to scale against): "
+                         + ", ".join(others))
+    return "; ".join(notes) + "."
+
+
+def _counters(plan: _SectionPlan) -> list[Figure]:
+    figures = []
+    fully_counted = series.fully_counted(plan.measured)
+    counters = [m for m in plan.metrics if series.metric_kind(m) == "counter"]
+    if counters:
+        caption = ("Each event (and user counter) per iteration for every "
+                   f"benchmark of the {'file' if plan.grouped else 'family'}; "
+                   "mean, bars ±1 stddev")
+        if "pmu_running_fraction" in plan.metrics and fully_counted:
+            caption += ("; counters were on the PMU for the whole batch "
+                        "(pmu_running_fraction = 1)")
+        figures += _row_figures(plan, "counters", "counters per iteration",
+                                caption + ".", lambda path, title, members:
+                                render.bars_figure(path, title, members, counters,
+                                                   full_names=plan.grouped))
+    derived = [m for m in plan.metrics if series.metric_kind(m) == "derived"]
+    if fully_counted and "pmu_running_fraction" in derived:
+        derived.remove("pmu_running_fraction")  # 1.0 everywhere: in the caption
+    if derived:
+        figures += _row_figures(
+            plan, "derived", "derived metrics",
+            "IPC, miss ratios and pmu_running_fraction (share of the batch "
+            "the counters were on the PMU; 1 = fully counted).",
+            lambda path, title, members: render.bars_figure(
+                path, title, members, derived, derived=True, full_names=plan.grouped))
+    return figures
+
+
+def _row_figures(plan: _SectionPlan, kind: str, what: str, caption: str,
+                 draw: Any) -> list[Figure]:
+    """Figures with a row per benchmark, MAX_ROWS benchmarks each:
+    draw(path, title, members) renders one."""
+    chunks = parts(plan.measured, MAX_ROWS)
+    figures = []
+    for index, members in enumerate(chunks):
+        part = _part_note(index, len(chunks), MAX_ROWS, len(plan.measured), "benchmarks")
+        name, path = plan.path(kind if len(chunks) == 1 else f"{kind}.{index + 1}")
+        draw(path, f"{plan.where}: {what}{part}", members)
+        figures.append(Figure(name, f"{plan.name}: {what}{part}", caption))
+    return figures
+
+
+def _spread(plan: _SectionPlan) -> list[Figure]:
+    """Time and every counter whose relative spread is defined (median > 0)."""
+    if plan.reps < 2:
+        return []
+    drawn = [m for m in plan.metrics if series.metric_kind(m) == "time"]
+    skipped = []
+    for m in plan.metrics:
+        if series.metric_kind(m) != "counter":
+            continue
+        medians = [i.stats[m].median for i in plan.measured if m in i.stats]
+        (drawn if medians and min(medians) > 0 else skipped).append(m)
+    if not any(i.stats[m].values for i in plan.measured for m in drawn
+               if m in i.stats):
+        return []  # aggregates only: no repetitions to show
+    caption = ("Every repetition as % deviation from its benchmark's median; "
+               "box: quartiles, dots: repetitions")
+    if skipped:
+        caption += "; left out (a zero median): " + ", ".join(skipped)
+    return _row_figures(plan, "spread", f"spread over {plan.reps} repetitions",
+                        caption + ".", lambda path, title, members:
+                        render.spread_figure(path, title, members, drawn,
+                                             full_names=plan.grouped))
+
+
+def section_title(section: series.Section) -> str:
+    """'branch_prediction (4 families)' for a source file; a family's name."""
+    if not section.grouped:
+        return section.name
+    count = len(section.families)
+    return f"{section.name} ({count} {'family' if count == 1 else 'families'})"
+
+
+def _section(outdir: str, names: _Names, file_slug: str, file_label: str,
+             section: series.Section, context: dict[str, Any]) -> FamilySection:
+    measured = [m for m in section.members if m.stats]
+    metrics = series.ordered_metrics(measured)
+    plan = _SectionPlan(outdir, names, file_slug, section.name,
+                        f"{section.name} ({file_label})", measured,
+                        metrics, _repetitions(measured),
+                        grouped=section.grouped)
+    figures = (_scaling(plan, context) + _counters(plan) + _spread(plan)
+               if measured else [])
+    return FamilySection(section_title(section), figures,
+                         value_table(section.members, metrics))
+
+
+def _comparisons(outdir: str, names: _Names, labels: list[str],
+                 all_instances: list[list[series.Instance]]) -> list[Figure]:
+    base = all_instances[0]
+    figures = []
+    for metric in series.ordered_metrics(base):
+        contenders = []
+        for label, insts in zip(labels[1:], all_instances[1:]):
+            chs = series.changes(base, insts, metric)
+            if chs:
+                contenders.append((label, chs))
+        if not contenders:
+            continue
+        higher = benchjson.is_higher_better(metric)
+        keys = list(dict.fromkeys(c.key for _, chs in contenders for c in chs))
+        chunks = parts(keys, MAX_ROWS)
+        for index, chunk in enumerate(chunks):
+            part = _part_note(index, len(chunks), MAX_ROWS, len(keys), "benchmarks")
+            wanted = set(chunk)
+            name = names.take("compare", metric, *([str(index + 1)] if len(chunks) > 1 else []))
+            render.comparison_figure(
+                os.path.join(outdir, name), f"{metric}: change vs {labels[0]}{part}", metric,
+                [(label, [c for c in chs if c.key in wanted]) for label, chs in contenders],
+                higher)
+            figures.append(_comparison_figure(name, metric, labels[0], part,
+                                              contenders, higher))
+    return figures
+
+
+def _comparison_figure(name: str, metric: str, baseline: str, part: str,
+                       contenders: list, higher: bool) -> Figure:
+    levels = sorted({round(c.level * 100) for _, chs in contenders for c in chs
+                     if c.level is not None})
+    if levels:
+        level = (f"{levels[0]}%" if len(levels) == 1
+                 else f"{levels[0]}-{levels[-1]}%")
+        detail = (f"bars: {level} distribution-free interval from the repetitions "
+                  "(as scripts/compare.py); green/red: better/worse beyond the "
+                  "interval, grey: within it.")
+    else:
+        detail = "no repetitions on both sides, so no intervals."
+    return Figure(
+        name, f"{metric}: change vs {baseline}{part}",
+        f"Change of the median {metric} per benchmark against the baseline "
+        f"{baseline} ({'higher' if higher else 'lower'} is better); " + detail)
+
+
+def build_report(benches: list[benchjson.BenchFile], outdir: str,
+                 progress: Callable[[str], None] | None = None) -> Report:
+    """Renders every PNG into outdir (which must exist) and describes them.
+
+    progress, when given, is told what is being drawn before each section
+    and the comparison plots. Raises BadInput when a file has no successful
+    benchmark.
+    """
+    tell = progress or (lambda _: None)
+    names = _Names()
+    labels = file_labels([b.path for b in benches])
+    all_instances = []
+    for bench in benches:
+        insts = series.instances_of(bench)
+        series.require_measurements(bench, insts)
+        all_instances.append(insts)
+    sections = []
+    drawn = 0
+    for bench, label, insts in zip(benches, labels, all_instances):
+        file_slug = slug(os.path.splitext(label)[0])
+        groups = series.group_sections(insts, bench.context)
+        families = []
+        for index, section in enumerate(groups):
+            tell(f"{label}: section {index + 1} of {len(groups)} ({section.name}), "
+                 f"{drawn} plots so far")
+            families.append(_section(outdir, names, file_slug, label, section,
+                                     bench.context))
+            drawn += len(families[-1].figures)
+        sections.append(FileSection(label, bench.path, bench.context, families))
+    report = Report(sections)
+    if len(benches) > 1:
+        tell(f"comparison plots against {labels[0]}, {drawn} plots so far")
+        report.comparisons = _comparisons(outdir, names, labels, all_instances)
+    return report

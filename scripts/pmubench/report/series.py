@@ -1,0 +1,458 @@
+"""Pure functions that turn loaded benchmark runs into what a report plots.
+
+No matplotlib here (render.py draws; this module decides what to draw):
+per-benchmark statistics over repetitions, grouping into families and into
+sections (a source file's families, from the pmubench_case_files context key),
+the choice of x axis for scaling plots, units and cache-size markers. The
+change between files reuses scripts/compare.py's statistics (pmubench.compare) so
+the plot and the CI verdict agree.
+
+    bench = benchjson.load("run.json")
+    for section in group_sections(instances_of(bench), bench.context):
+        for axis, members in family_axes(section.members):  # scaling plots
+            ...
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from pmubench import benchjson
+from pmubench.compare import matching
+from pmubench.compare import stats as pm_stats
+
+
+@dataclass(frozen=True)
+class Stat:
+    """One metric of one benchmark over its repetitions."""
+    mean: float
+    stddev: float          # sample standard deviation; 0.0 when n < 2
+    n: int                 # repetitions behind mean/stddev
+    values: tuple[float, ...] = ()  # the repetitions; empty if only aggregates
+    median_aggregate: Optional[float] = None  # the "median" run, aggregates only
+
+    @property
+    def median(self) -> float:
+        if self.values:
+            return statistics.median(self.values)
+        return self.mean if self.median_aggregate is None else self.median_aggregate
+
+
+@dataclass
+class Instance:
+    """One benchmark (a run name) of a file, its repetitions summarised.
+
+    Times are in nanoseconds whatever the file's time_unit was.
+    """
+    run_name: str
+    family: str
+    args: list[tuple[str, str]]
+    threads: int
+    label: str = ""
+    error: str = ""        # non-empty: every repetition failed
+    stats: dict[str, Stat] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """The name scripts/compare.py matches files by ('repeats:N' dropped)."""
+        return matching.match_key(self.run_name)
+
+    @property
+    def short_name(self) -> str:
+        """The name without the family: 'bytes:4096', or the family itself."""
+        rest = self.key.split("/", 1)
+        return rest[1] if len(rest) > 1 else rest[0]
+
+
+def metric_kind(metric: str) -> str:
+    """'time', 'rate', 'derived' or 'counter' (an event or user counter)."""
+    if metric in benchjson.TIME_METRICS:
+        return "time"
+    if metric in benchjson.RATE_METRICS:
+        return "rate"
+    if benchjson.is_derived(metric):
+        return "derived"
+    return "counter"
+
+
+_KIND_ORDER = {"time": 0, "rate": 1, "counter": 2, "derived": 3}
+
+
+def ordered_metrics(instances: list[Instance]) -> list[str]:
+    """Metrics of any instance: time, rates, counters, derived; else first seen."""
+    seen: dict[str, None] = {}
+    for inst in instances:
+        for name in inst.stats:
+            seen.setdefault(name, None)
+    # pmu_running_fraction is bookkeeping: after the metrics it qualifies.
+    return sorted(seen, key=lambda m: (_KIND_ORDER[metric_kind(m)],
+                                       m == "pmu_running_fraction"))
+
+
+def metric_unit(metric: str) -> str:
+    """Unit of a metric as pmubench writes it (counters are per iteration)."""
+    kind = metric_kind(metric)
+    if kind == "time":
+        return "ns per iteration"
+    if metric == "items_per_second":
+        return "items/s"
+    if metric == "bytes_per_second":
+        return "bytes/s"
+    base = benchjson.base_name(metric)
+    if base == "IPC":
+        return "instructions per cycle"
+    if kind == "derived":
+        return "fraction"
+    if base in ("task-clock", "cpu-clock"):
+        return "ns per iteration"  # perf's clock events count nanoseconds
+    if base == "tsc":
+        return "TSC ticks per iteration"
+    if base in ("cycles", "ref-cycles", "cpu-cycles"):
+        return "cycles per iteration"
+    return "events per iteration"
+
+
+_TIME_SCALES = (("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1.0))
+
+
+def time_scale(values_ns: list[float]) -> tuple[str, float]:
+    """('us', 1e3) etc.: the unit in which the median of values reads >= 1."""
+    positive = [abs(v) for v in values_ns if v]
+    if not positive:
+        return "ns", 1.0
+    typical = statistics.median(positive)
+    for unit, scale in _TIME_SCALES:
+        if typical >= scale:
+            return unit, scale
+    return "ns", 1.0
+
+
+_SI_PREFIXES = (("G", 1e9), ("M", 1e6), ("k", 1e3))
+
+
+def si_scale(values: list[float]) -> tuple[str, float]:
+    """('M', 1e6) etc.: the SI prefix in which the median of values reads >= 1."""
+    positive = [abs(v) for v in values if v]
+    if positive:
+        typical = statistics.median(positive)
+        for prefix, scale in _SI_PREFIXES:
+            if typical >= scale:
+                return prefix, scale
+    return "", 1.0
+
+
+def fully_counted(members: list[Instance]) -> bool:
+    """True when every benchmark's pmu_running_fraction is 1 (or absent)."""
+    return all(abs(m.stats["pmu_running_fraction"].mean - 1.0) < 1e-9
+               for m in members if "pmu_running_fraction" in m.stats)
+
+
+def _summarise(samples: list[float]) -> Stat:
+    mean = statistics.fmean(samples)
+    sd = statistics.stdev(samples) if len(samples) > 1 else 0.0
+    return Stat(mean=mean, stddev=sd, n=len(samples), values=tuple(samples))
+
+
+def _in_ns(run: benchjson.Run, metric: str, value: float) -> float:
+    return benchjson.to_ns(value, run.time_unit) if metric_kind(metric) == "time" else value
+
+
+def instances_of(bench: benchjson.BenchFile) -> list[Instance]:
+    """Every benchmark of a file in file order, statistics over repetitions.
+
+    Iteration runs are summarised directly. A benchmark written with
+    --benchmark_report_aggregates_only has no iteration runs: its "mean" and
+    "stddev" aggregates are used instead (values stay empty).
+    """
+    order: dict[str, Instance] = {}
+    samples: dict[str, dict[str, list[float]]] = {}
+    aggregates: dict[str, dict[str, dict[str, float]]] = {}
+    repetitions: dict[str, int] = {}
+    for run in bench.runs:
+        repetitions[run.run_name] = max(repetitions.get(run.run_name, 1), run.repetitions)
+        inst = order.get(run.run_name)
+        if inst is None:
+            inst = Instance(run_name=run.run_name, family=run.family,
+                            args=run.args, threads=run.threads)
+            order[run.run_name] = inst
+        if run.label:
+            inst.label = run.label
+        if run.failed:
+            inst.error = run.error_message
+            continue
+        if run.run_type == "aggregate":
+            aggregates.setdefault(run.run_name, {})[run.aggregate_name] = {
+                m: _in_ns(run, m, v) for m, v in run.metrics.items()}
+            continue
+        per_metric = samples.setdefault(run.run_name, {})
+        for metric, value in run.metrics.items():
+            per_metric.setdefault(metric, []).append(_in_ns(run, metric, value))
+    for name, inst in order.items():
+        if name in samples:
+            inst.stats = {m: _summarise(v) for m, v in samples[name].items()}
+            inst.error = ""  # some repetitions worked
+        elif "mean" in aggregates.get(name, {}):
+            aggs = aggregates[name]
+            reps = repetitions[name]
+            inst.stats = {
+                m: Stat(mean=v, stddev=aggs.get("stddev", {}).get(m, 0.0), n=reps,
+                        median_aggregate=aggs.get("median", {}).get(m))
+                for m, v in aggs["mean"].items()}
+            inst.error = ""
+    return list(order.values())
+
+
+def require_measurements(bench: benchjson.BenchFile, instances: list[Instance]) -> None:
+    """Raises BadInput when a file has nothing to plot (every run failed)."""
+    if not any(inst.stats for inst in instances):
+        errors = sorted({inst.error for inst in instances if inst.error})
+        raise benchjson.BadInput(
+            f"{bench.path}: no benchmark produced a measurement (every run "
+            f"failed: {'; '.join(errors) or 'no iteration or mean runs'}); "
+            "fix the failing benchmarks and re-run")
+
+
+def group_families(instances: list[Instance]) -> dict[str, list[Instance]]:
+    families: dict[str, list[Instance]] = {}
+    for inst in instances:
+        families.setdefault(inst.family, []).append(inst)
+    return families
+
+
+CASE_FILES_KEY = "pmubench_case_files"
+
+
+def case_files(context: dict[str, Any]) -> dict[str, str]:
+    """Family -> source file stem from the context's pmubench_case_files.
+
+    The runner writes "BM_A=branch_prediction;BM_B=ilp" (every PMU case's
+    family); older files lack the key, and "none" (no PMU case) maps nothing.
+    """
+    value = context.get(CASE_FILES_KEY)
+    result: dict[str, str] = {}
+    if not isinstance(value, str):
+        return result
+    for pair in value.split(";"):
+        family, sep, source = pair.partition("=")
+        if sep and family.strip() and source.strip():
+            result.setdefault(family.strip(), source.strip())
+    return result
+
+
+@dataclass
+class Section:
+    """Benchmarks a report draws together: a source file's families, or one
+    family that no source file claims (plain BENCHMARK cases, older files)."""
+    name: str              # the source file stem, or the family
+    families: list[str]
+    members: list[Instance]
+    grouped: bool          # True: named after a source file
+
+
+def group_sections(instances: list[Instance],
+                   context: dict[str, Any]) -> list[Section]:
+    """Families grouped by the source file that registered them, file order.
+
+    Families the context's pmubench_case_files does not list keep a section
+    of their own, as do all families of a file without the key.
+    """
+    sources = case_files(context)
+    sections: dict[tuple[bool, str], Section] = {}
+    for family, members in group_families(instances).items():
+        source = sources.get(family)
+        key = (source is not None, source or family)
+        section = sections.get(key)
+        if section is None:
+            section = sections[key] = Section(key[1], [], [], key[0])
+        section.families.append(family)
+        section.members.extend(members)
+    return list(sections.values())
+
+
+def family_axes(members: list[Instance]) -> list[tuple[XAxis, list[Instance]]]:
+    """Each family's own x axis (choose_x_axis), families sharing one merged.
+
+    Families without an axis (nothing scales) are left out. Two families
+    share an axis when it is the same argument position, name and kind, so a
+    group whose families sweep different arguments gets one plot per axis.
+    """
+    buckets: dict[XAxis, list[Instance]] = {}
+    for family_members in group_families(members).values():
+        axis = choose_x_axis(family_members)
+        if axis is not None:
+            buckets.setdefault(axis, []).extend(family_members)
+    return list(buckets.items())
+
+
+@dataclass(frozen=True)
+class XAxis:
+    """What a scaling plot puts on x: an argument (by position) or threads."""
+    position: int          # index into Instance.args; -1 for threads
+    name: str              # axis label: the ArgName, 'argument 1', 'threads'
+    is_bytes: bool         # a size in bytes: cache markers, KiB/MiB ticks
+
+    def value(self, inst: Instance) -> Optional[float]:
+        if self.position < 0:
+            return float(inst.threads)
+        if self.position >= len(inst.args):
+            return None
+        return _as_number(inst.args[self.position][1])
+
+    def line_key(self, inst: Instance, with_family: bool = False) -> str:
+        """The benchmark a point belongs to: every other argument, threads
+        (after the family with with_family: 'BM_Chase/stride:64')."""
+        parts = [f"{k}:{v}" if k else v
+                 for i, (k, v) in enumerate(inst.args) if i != self.position]
+        if self.position >= 0 and inst.threads > 1:
+            parts.append(f"threads:{inst.threads}")
+        if with_family:
+            parts.insert(0, inst.family)
+        return "/".join(parts) or inst.family
+
+
+def line_groups(members: list[Instance], axis: XAxis,
+                with_family: bool = False) -> dict[str, list[Instance]]:
+    """Measured benchmarks split into the lines of a scaling plot.
+
+    A line's name is its other arguments (after the family with
+    with_family, for plots of several families); a label shared by the whole
+    line (and not by every line) is appended: 'sorted:1 [sorted]'.
+    """
+    lines: dict[str, list[Instance]] = {}
+    for inst in members:
+        if inst.stats and axis.value(inst) is not None:
+            lines.setdefault(axis.line_key(inst, with_family), []).append(inst)
+    labels = {key: {i.label for i in group} for key, group in lines.items()}
+    distinct = {next(iter(v)) for v in labels.values() if len(v) == 1}
+    if len(lines) > 1 and len(distinct) > 1 and all(len(v) == 1 for v in labels.values()):
+        return {f"{key} [{next(iter(labels[key]))}]" if next(iter(labels[key])) else key: group
+                for key, group in lines.items()}
+    return lines
+
+
+def _as_number(text: str) -> Optional[float]:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def is_bytes_argument(arg_name: str) -> bool:
+    """An argument is a size in bytes when its ArgName says so.
+
+    Google Benchmark's JSON keeps no unit, so the rule is the name the case
+    gives it with ->ArgName(...): one containing "bytes" ("bytes",
+    "working_set_bytes"). Unnamed arguments are plain numbers.
+    """
+    return "bytes" in arg_name.lower()
+
+
+def choose_x_axis(members: list[Instance]) -> Optional[XAxis]:
+    """The numeric argument (or threads) with the most distinct values.
+
+    None when no candidate takes two or more values: nothing scales.
+    """
+    measured = [m for m in members if m.stats]
+    candidates: list[XAxis] = []
+    positions = max((len(m.args) for m in measured), default=0)
+    for pos in range(positions):
+        names = {m.args[pos][0] for m in measured if pos < len(m.args)}
+        name = names.pop() if len(names) == 1 else ""
+        candidates.append(XAxis(pos, name or f"argument {pos + 1}",
+                                is_bytes_argument(name)))
+    candidates.append(XAxis(-1, "threads", False))
+    best, best_count = None, 1
+    for axis in candidates:
+        values = [axis.value(m) for m in measured]
+        if any(v is None for v in values):
+            continue
+        count = len(set(values))
+        if count > best_count:
+            best, best_count = axis, count
+    return best
+
+
+def spans_decades(values: list[float], ratio: float = 100.0) -> bool:
+    """True when positive values span at least `ratio` (log scale reads better)."""
+    if not values or min(values) <= 0:
+        return False
+    return max(values) / min(values) >= ratio
+
+
+def format_bytes(n: float) -> str:
+    """4096 -> '4 KiB', 3145728 -> '3 MiB', 100 -> '100 B'."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= size:
+            value = n / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def cache_markers(context: dict[str, Any]) -> list[tuple[float, str]]:
+    """(size in bytes, 'L1d 48 KiB') for each data or unified cache."""
+    markers = []
+    for cache in context.get("caches", []) or []:
+        if not isinstance(cache, dict) or cache.get("type") == "Instruction":
+            continue
+        size, level = cache.get("size"), cache.get("level")
+        if not isinstance(size, (int, float)) or size <= 0:
+            continue
+        suffix = "d" if cache.get("type") == "Data" else ""
+        markers.append((float(size), f"L{level}{suffix} {format_bytes(size)}"))
+    return sorted(markers)
+
+
+@dataclass(frozen=True)
+class Change:
+    """Contender vs baseline for one benchmark and metric, in percent.
+
+    The numbers scripts/compare.py judges by (pmubench.compare.stats): change of
+    the medians, distribution-free interval from the repetitions.
+    """
+    key: str
+    percent: float
+    low: Optional[float]   # None without 2+ repetitions on both sides
+    high: Optional[float]
+    level: Optional[float] = None  # the interval's actual confidence level
+
+
+def change(key: str, base: Stat, other: Stat, alpha: float = 0.05) -> Optional[Change]:
+    """Relative change of the median, with pmubench.compare.stats' ratio interval.
+
+    None when the baseline median is zero (a relative change is undefined).
+    """
+    if base.median == 0:
+        return None
+    percent = pm_stats.relative_change(base.median, other.median) * 100.0
+    interval = pm_stats.ratio_interval(list(base.values), list(other.values), alpha)
+    if interval is None:
+        return Change(key, percent, None, None)
+    return Change(key, percent, interval.low * 100.0, interval.high * 100.0,
+                  interval.level)
+
+
+def changes(base: list[Instance], other: list[Instance], metric: str) -> list[Change]:
+    """Changes of one metric for benchmarks measured in both files, base order."""
+    others = {inst.key: inst for inst in other}
+    result = []
+    for inst in base:
+        match = others.get(inst.key)
+        if match is None or metric not in inst.stats or metric not in match.stats:
+            continue
+        c = change(inst.key, inst.stats[metric], match.stats[metric])
+        if c is not None:
+            result.append(c)
+    return result
+
+
+def format_value(value: float) -> str:
+    """Four significant digits, no exponent for everyday magnitudes."""
+    if value == 0:
+        return "0"
+    if 1e-3 <= abs(value) < 1e7:
+        return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    return f"{value:.3e}"
