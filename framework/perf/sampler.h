@@ -53,9 +53,13 @@ class Sampler {
   absl::Status Disable();
 
   // Reads every record now in the ring; calls `on_sample` for each sample.
+  // One thread at a time (a reader thread may drain while the sampled
+  // thread runs: the ring is a single-producer, single-consumer queue).
   void Drain(absl::FunctionRef<void(const ParsedRecord&)> on_sample);
 
   const SampleTally& tally() const { return tally_; }
+  // For poll(2): readable when the kernel has woken readers of the ring.
+  int fd() const { return fd_.get(); }
   const perf_event_attr& attr() const { return attr_; }
   size_t ring_bytes() const { return ring_.data_bytes(); }
 

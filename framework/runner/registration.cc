@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "framework/runner/batch_meter.h"
+#include "framework/runner/profile_pass.h"
 #include "framework/runner/session.h"
 #include "framework/runner/state.h"
 #include "framework/runner/thread_groups.h"
@@ -35,12 +36,14 @@ benchmark::internal::Benchmark* RegisterCase(const char* name, CaseBody body,
   owned->file = file == nullptr ? "" : file;
   owned->body = std::move(body);
   owned->requested_counters = counters == nullptr ? "" : counters;
-  const Case* pmu_case = owned.get();
+  Case* pmu_case = owned.get();
   CaseRegistry().push_back(std::move(owned));
-  return benchmark::RegisterBenchmark(
+  pmu_case->family = benchmark::RegisterBenchmark(
       name, [pmu_case](benchmark::State& gb_state) {
+        ProfiledBatch profiled(gb_state.thread_index());
         CaseRunner::RunBatch(gb_state, *pmu_case);
       });
+  return pmu_case->family;
 }
 
 void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {

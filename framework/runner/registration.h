@@ -46,6 +46,9 @@ struct Case {
   // Set by Prepare when the case's own events needed a hardware PMU the
   // machine lacks and it counts the software fallback set instead.
   bool fell_back = false;
+  // The Google Benchmark family registered for this case (profile_pass.h
+  // re-runs it with a fixed iteration count).
+  benchmark::internal::Benchmark* family = nullptr;
 };
 
 // Every PMU case registered so far, in registration order. The pointers stay
