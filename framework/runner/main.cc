@@ -30,6 +30,7 @@
 #include "framework/runner/command_line.h"
 #include "framework/runner/console_reporter.h"
 #include "framework/runner/output_file.h"
+#include "framework/runner/profile_json.h"
 #include "framework/runner/profile_pass.h"
 #include "framework/runner/session.h"
 
@@ -110,14 +111,17 @@ int ListEvents(std::string_view program) {
 std::unique_ptr<benchmark::BenchmarkReporter> DisplayReporter(
     std::string_view format,
     benchmark::ConsoleReporter::OutputOptions console_options,
-    const pmubench::SessionInfo& session) {
+    const pmubench::SessionInfo& session,
+    const pmubench::ProfileStore* profiles) {
   if (format == "console") {
     return std::make_unique<pmubench::PmuConsoleReporter>(console_options,
                                                           session);
   }
   if (format != "json") return nullptr;
   return std::make_unique<pmubench::CapturedReporter>(
-      std::make_unique<benchmark::JSONReporter>(), /*strict_json=*/true,
+      std::make_unique<pmubench::ProfileJsonReporter>(
+          std::make_unique<benchmark::JSONReporter>(), profiles),
+      /*strict_json=*/true,
       [](std::string_view text) { std::cout << text << std::flush; });
 }
 
@@ -140,7 +144,8 @@ int CommitOutput(std::string_view program, pmubench::OutputFile& output_file) {
 // profile then goes to stderr through a console reporter for stdout's sake.
 absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> MaybeProfile(
     const char* argv0, std::string_view format,
-    std::unique_ptr<benchmark::BenchmarkReporter>& display) {
+    std::unique_ptr<benchmark::BenchmarkReporter>& display,
+    pmubench::ProfileStore* profiles) {
   const std::string flag = absl::GetFlag(FLAGS_pmubench_profile);
   const std::string out = absl::GetFlag(FLAGS_pmubench_profile_out);
   const bool callchain = absl::GetFlag(FLAGS_pmubench_profile_callchain);
@@ -167,7 +172,7 @@ absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> MaybeProfile(
   config->callchain = callchain;
   pmubench::perf::InitializeSymbolizer(argv0);
   return std::make_unique<pmubench::ProfilingReporter>(
-      std::move(display), *std::move(config), format == "console");
+      std::move(display), *std::move(config), format == "console", profiles);
 }
 
 // --pmubench_profile_out: the folded stacks of every profiled case.
@@ -202,7 +207,14 @@ int main(int argc, char** argv) {
       ConsoleOptions(argc, argv);
 
   std::vector<char*> args(argv, argv + argc);
+  // Filled by the profiling pass; empty (JSON unchanged) without it.
+  pmubench::ProfileStore profiles;
   pmubench::OutputFile output_file;
+  output_file.set_json_wrapper(
+      [&profiles](std::unique_ptr<benchmark::BenchmarkReporter> json) {
+        return std::make_unique<pmubench::ProfileJsonReporter>(std::move(json),
+                                                               &profiles);
+      });
   if (absl::Status s = output_file.Prepare(&args); !s.ok()) {
     return BadInput(program, s.message());
   }
@@ -230,9 +242,9 @@ int main(int argc, char** argv) {
   }
 
   std::unique_ptr<benchmark::BenchmarkReporter> display =
-      DisplayReporter(format, console_options, *session);
+      DisplayReporter(format, console_options, *session, &profiles);
   absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> profiling =
-      MaybeProfile(argv[0], format, display);
+      MaybeProfile(argv[0], format, display, &profiles);
   if (!profiling.ok()) return BadInput(program, profiling.status().message());
   if (*profiling != nullptr) display = *std::move(profiling);
   const size_t ran =

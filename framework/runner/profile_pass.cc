@@ -101,10 +101,11 @@ ProfiledBatch::~ProfiledBatch() {
 
 ProfilingReporter::ProfilingReporter(
     std::unique_ptr<benchmark::BenchmarkReporter> inner, ProfileConfig config,
-    bool print_to_display)
+    bool print_to_display, ProfileStore* profiles)
     : inner_(std::move(inner)),
       config_(std::move(config)),
-      print_to_display_(print_to_display) {}
+      print_to_display_(print_to_display),
+      profiles_(profiles) {}
 
 bool ProfilingReporter::ReportContext(const Context& context) {
   return inner_->ReportContext(context);
@@ -113,8 +114,9 @@ bool ProfilingReporter::ReportContext(const Context& context) {
 void ProfilingReporter::Finalize() { inner_->Finalize(); }
 
 void ProfilingReporter::ReportRuns(const std::vector<Run>& report) {
-  inner_->ReportRuns(report);
+  if (print_to_display_) inner_->ReportRuns(report);
   for (const Run& run : report) ProfileRun(run);
+  if (!print_to_display_) inner_->ReportRuns(report);
 }
 
 // The whole pass for one run: a fresh sampler, the case's family set to one
@@ -169,7 +171,8 @@ void ProfilingReporter::ProfileRun(const Run& run) {
     folded_[absl::StrCat(name, ";", stack)] += n;
   }
   PrintProfile(out, config_, profile);
-  profiles_.emplace_back(name, std::move(profile));
+  profiles_->Add(name, {absl::StrCat(config_.event.spec, "@", config_.period),
+                       std::move(profile)});
 }
 
 void PrintProfile(std::ostream& out, const ProfileConfig& config,

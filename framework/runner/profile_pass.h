@@ -43,6 +43,31 @@ struct ProfileConfig {
 absl::StatusOr<ProfileConfig> ParseProfileFlag(std::string_view flag,
                                                const perf::PmuRegistry& pmus);
 
+// Profiles by run name, written by the ProfilingReporter, read by the JSON
+// reporters (which Google Benchmark calls after the display reporter).
+class ProfileStore {
+ public:
+  struct Entry {
+    std::string event;  // "cpu-clock@100000"
+    perf::Profile profile;
+  };
+  void Add(std::string run_name, Entry entry) {
+    entries_.emplace_back(std::move(run_name), std::move(entry));
+  }
+  const Entry* Find(const std::string& run_name) const {
+    for (const auto& [name, entry] : entries_) {
+      if (name == run_name) return &entry;
+    }
+    return nullptr;
+  }
+  const std::vector<std::pair<std::string, Entry>>& entries() const {
+    return entries_;
+  }
+
+ private:
+  std::vector<std::pair<std::string, Entry>> entries_;
+};
+
 namespace internal {
 
 // Around each batch of a case (case runner): enables the sampler the
@@ -60,13 +85,16 @@ class ProfiledBatch {
 
 }  // namespace internal
 
-// Wraps the display reporter: forwards everything, and after each case's
-// runs, profiles it and prints the table to the display's stream (console
-// format) or stderr.
+// Wraps the display reporter: forwards everything, and profiles each case
+// once its runs are measured. Console: the table goes under the case's rows.
+// Other formats: the case is profiled before the display sees its runs (so a
+// JSON display can carry the profile) and the table goes to stderr.
 class ProfilingReporter : public benchmark::BenchmarkReporter {
  public:
+  // `profiles` receives each case's profile; it must outlive this reporter.
   ProfilingReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner,
-                    ProfileConfig config, bool print_to_display);
+                    ProfileConfig config, bool print_to_display,
+                    ProfileStore* profiles);
 
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& report) override;
@@ -74,10 +102,6 @@ class ProfilingReporter : public benchmark::BenchmarkReporter {
 
   // Folded stacks of every profiled case, each line prefixed with the case.
   const std::map<std::string, uint64_t>& folded() const { return folded_; }
-  // Profiles by run name, in the order cases ran.
-  const std::vector<std::pair<std::string, perf::Profile>>& profiles() const {
-    return profiles_;
-  }
 
  private:
   void ProfileRun(const Run& run);
@@ -87,7 +111,7 @@ class ProfilingReporter : public benchmark::BenchmarkReporter {
   bool print_to_display_;
   std::set<std::string> done_;
   std::map<std::string, uint64_t> folded_;
-  std::vector<std::pair<std::string, perf::Profile>> profiles_;
+  ProfileStore* profiles_;
 };
 
 // The table printed under a case.

@@ -547,6 +547,21 @@ TEST_F(E2eTest, PageFaultProfileIsExactAndAllInTouchPages) {
               HasSubstr("BM_TouchPages/4/iterations:64;"));
 }
 
+TEST_F(E2eTest, ProfileIsAFieldOfTheJsonRun) {
+  const std::string json = dir_ + "/out.json";
+  Result r = RunCases(
+      "--benchmark_filter=BM_TouchPages --pmubench_profile=page-faults@1 "
+      "--benchmark_out='" + json + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = ReadFile(json);
+  EXPECT_THAT(text, HasSubstr("\"pmubench_profile\": [{\"symbol\": "
+                              "\"(anonymous namespace)::BM_TouchPages()\", "
+                              "\"samples\": 256, \"share\": 1.000000}]"));
+  EXPECT_THAT(text, HasSubstr("\"pmubench_profile_event\": \"page-faults@1\""));
+  EXPECT_THAT(text, HasSubstr("\"pmubench_profile_samples\": 256,"));
+  EXPECT_THAT(text, HasSubstr("\"pmubench_profile_lost_samples\": 0,"));
+}
+
 TEST_F(E2eTest, BadProfileFlagsExitTwo) {
   EXPECT_EQ(RunCases("--pmubench_profile=page-faults@0").exit_code, 2);
   EXPECT_EQ(RunCases("--pmubench_profile=page-faults@x").exit_code, 2);
