@@ -5,6 +5,9 @@
 
 With several files the first is the baseline of the comparison plots.
 Exit status: 0 written, 2 bad input or usage (the message names the file).
+The logic lives in the pmubench package (scripts/pmubench/report/);
+reports/pmubench is a symbolic link to it, so that this front imports it
+without touching sys.path.
 """
 
 from __future__ import annotations
@@ -13,14 +16,9 @@ import argparse
 import os
 import sys
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(_HERE), "scripts"))
-sys.path.insert(0, _HERE)
-
-import benchjson  # noqa: E402
-import html_page  # noqa: E402
-import outdir as outdir_mod  # noqa: E402
-import report  # noqa: E402
+from pmubench import benchjson
+from pmubench.report.progress import Progress
+from pmubench.report.write import write_report
 
 EXIT_BAD_INPUT = 2
 
@@ -38,26 +36,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def write_report(files: list[str], outdir: str) -> report.Report:
-    """Loads, renders into a staging directory and swaps it in as outdir."""
-    benches = [benchjson.load(path) for path in files]
-    staging = outdir_mod.stage(outdir)
-    try:
-        rep = report.build_report(benches, staging)
-        page = os.path.join(staging, "index.html")
-        with open(page, "w", encoding="utf-8") as f:
-            f.write(html_page.render_page(rep))
-        outdir_mod.publish(staging, outdir)
-    except BaseException:
-        outdir_mod.discard(staging)
-        raise
-    return rep
-
-
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    progress = Progress()
     try:
-        rep = write_report(args.files, args.outdir)
+        try:
+            rep = write_report(args.files, args.outdir, progress)
+        finally:
+            progress.done()
     except benchjson.BadInput as e:
         print(f"plot.py: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT

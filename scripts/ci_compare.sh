@@ -13,7 +13,7 @@
 #   --benchmark_repetitions=N --benchmark_min_time=S --benchmark_filter=REGEX
 # in K rounds that alternate base and head (base head, head base, ...), so
 # a change in the machine's load during the job hits both sides alike; the
-# rounds of a side are merged (scripts/pmucompare/merge.py) into
+# rounds of a side are merged (scripts/merge.py) into
 # DIR/base.json and DIR/head.json, N*K repetitions each. Then
 # scripts/compare.py (from this checkout) prints the text report and writes
 # DIR/compare.md (for a pull-request comment) and DIR/compare.json.
@@ -130,7 +130,7 @@ done
 for side in base head; do
   parts=()
   for ((round = 1; round <= rounds; round++)); do parts+=("$out/.$side.$round.json"); done
-  "$python" "$script_dir/pmucompare/merge.py" "$out/$side.json" "${parts[@]}" ||
+  "$python" "$script_dir/merge.py" "$out/$side.json" "${parts[@]}" ||
     die_step "merging the $side rounds failed"
   rm -f "${parts[@]}"
 done

@@ -5,7 +5,7 @@
         [--threshold METRIC=PCT ...] [--format text|markdown|json]
 
 Exit status: 0 no regression beyond its threshold, 1 at least one,
-2 bad input or usage. The logic lives in scripts/pmucompare/.
+2 bad input or usage. The logic lives in scripts/pmubench/compare/.
 """
 
 from __future__ import annotations
@@ -13,16 +13,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import traceback
 
 EXIT_BAD_INPUT = 2
 _DEBIAN_PYTHON = "/usr/bin/python3"
 
 try:
-    import benchjson  # noqa: E402
-    from pmucompare import comparison, render_json, render_markdown, render_text  # noqa: E402
-    from pmucompare import output, thresholds  # noqa: E402
+    from pmubench import atomic, benchjson
+    from pmubench.compare import comparison, render_json, render_markdown, render_text
+    from pmubench.compare import thresholds
 except ModuleNotFoundError as missing:
     # `python3` on PATH may be a pyenv shim without scipy/numpy; Debian's
     # interpreter has them (python3-scipy). Retry there once.
@@ -49,7 +48,8 @@ how a row is judged:
   aggregate is used, else the mean) the change is judged against the
   threshold alone ("threshold only"). CI is a distribution-free
   Hodges-Lehmann interval for the change (exact, no resampling).
-  Times and counts are worse higher; IPC and *_per_second worse lower.
+  Times and counts are worse higher; IPC (IPC:u, ...) and *_per_second
+  worse lower. Modifiers and PMU prefixes never change a metric's class.
 
 default thresholds (class, threshold, metrics):
 {table}
@@ -135,15 +135,29 @@ def main(argv: list[str] | None = None) -> int:
         text = render_text.render(result, color)
     if args.output:
         try:
-            output.write_atomically(args.output, text)
+            atomic.write_atomically(args.output, text)
         except OSError as e:
             print(f"compare.py: error: cannot write {args.output}: {e.strerror}; "
-                  "check the directory exists and is writable", file=sys.stderr)
+                  "check the directory exists, is writable and has space",
+                  file=sys.stderr)
             return EXIT_BAD_INPUT
     else:
         sys.stdout.write(text)
     return code
 
 
+def guarded_main() -> int:
+    """main(), with any unexpected exception reported as exit 2: Python's
+    own exit status for a traceback is 1, which CI reads as a regression."""
+    try:
+        return main()
+    except Exception:  # noqa: BLE001 - a bug must not pass for a verdict
+        traceback.print_exc()
+        print("compare.py: internal error (a bug in compare.py, not a "
+              "regression); please report it with the two input files",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded_main())

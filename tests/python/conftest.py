@@ -1,8 +1,9 @@
 """Shared pytest setup for the Python tools (scripts/compare.py, reports/).
 
-Puts scripts/ on sys.path (so tests import benchjson and pmucompare as the
-tools do) and offers fixtures to find fixture files and to run a tool the
-way a user does: a subprocess of Debian's /usr/bin/python3.
+Tests import the pmubench package (scripts/pmubench) through
+`pythonpath = scripts` in pytest.ini. This file offers fixtures to find
+fixture files and to run a tool the way a user does: a subprocess of
+Debian's /usr/bin/python3.
 """
 
 from __future__ import annotations
@@ -15,14 +16,10 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS_DIR = REPO_ROOT / "scripts"
 FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 # The tools are documented to run under Debian's python3, which has scipy
 # and matplotlib; the python3 on PATH may be a shim without them.
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-
-if str(SCRIPTS_DIR) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS_DIR))
 
 
 @pytest.fixture

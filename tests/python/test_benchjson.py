@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-import benchjson
+from pmubench import benchjson
 
 
 def _run(**fields):

@@ -1,11 +1,11 @@
-"""Tests for scripts/pmucompare/matching.py: pairing two files' runs."""
+"""Tests for scripts/pmubench/compare/matching.py: pairing two files' runs."""
 
 from __future__ import annotations
 
 import pytest
 
-import benchjson
-from pmucompare import matching
+from pmubench import benchjson
+from pmubench.compare import matching
 
 
 def _iteration(name, rep, reps, unit="ns", **metrics):

@@ -1,4 +1,4 @@
-"""Tests for scripts/pmucompare/merge.py (ci_compare.sh --rounds)."""
+"""Tests for scripts/pmubench/compare/merge.py (ci_compare.sh --rounds)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-import benchjson
-from pmucompare import merge
+from pmubench import benchjson
+from pmubench.compare import merge
 
 
 def _doc(path):
@@ -47,11 +47,11 @@ def test_merge_rejects_aggregates_only_and_bad_files(fixture_path, tmp_path):
 
 def test_merge_command_line(run_tool, fixture_path, tmp_path):
     out = tmp_path / "merged.json"
-    proc = run_tool("scripts/pmucompare/merge.py", out,
+    proc = run_tool("scripts/merge.py", out,
                     fixture_path("compare", "base.json"),
                     fixture_path("compare", "rerun.json"))
     assert proc.returncode == 0, proc.stderr
     assert benchjson.load(str(out)).runs
-    bad = run_tool("scripts/pmucompare/merge.py", out, fixture_path("compare", "not_json.json"))
+    bad = run_tool("scripts/merge.py", out, fixture_path("compare", "not_json.json"))
     assert bad.returncode == 2 and "not_json.json" in bad.stderr
-    assert run_tool("scripts/pmucompare/merge.py", out).returncode == 2
+    assert run_tool("scripts/merge.py", out).returncode == 2

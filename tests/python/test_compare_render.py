@@ -1,12 +1,12 @@
-"""Tests for the report renderers in scripts/pmucompare/ (formats beyond
+"""Tests for the report renderers in scripts/pmubench/compare/ (formats beyond
 what test_compare_cli.py checks through the script)."""
 
 from __future__ import annotations
 
 import math
 
-import benchjson
-from pmucompare import comparison, formatting, render_markdown, stats
+from pmubench import benchjson
+from pmubench.compare import comparison, formatting, render_markdown, stats
 
 
 def test_markdown_details_stay_under_githubs_comment_limit(fixture_path):

@@ -1,4 +1,4 @@
-"""Tests for scripts/pmucompare/stats.py."""
+"""Tests for scripts/pmubench/compare/stats.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 import pytest
 from scipy import stats as scipy_stats
 
-from pmucompare import stats
+from pmubench.compare import stats
 
 
 def test_relative_change():

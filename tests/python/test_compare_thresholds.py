@@ -1,10 +1,10 @@
-"""Tests for scripts/pmucompare/thresholds.py."""
+"""Tests for scripts/pmubench/compare/thresholds.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from pmucompare import thresholds as th
+from pmubench.compare import thresholds as th
 
 
 @pytest.mark.parametrize("metric, cls", [

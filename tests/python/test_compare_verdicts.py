@@ -1,12 +1,12 @@
-"""Tests for scripts/pmucompare/comparison.py: the verdict rules."""
+"""Tests for scripts/pmubench/compare/comparison.py: the verdict rules."""
 
 from __future__ import annotations
 
 import statistics
 
-import benchjson
-from pmucompare import comparison as cmp
-from pmucompare import matching, thresholds
+from pmubench import benchjson
+from pmubench.compare import comparison as cmp
+from pmubench.compare import matching, thresholds
 
 
 def _side(values, source=matching.REPETITIONS):

@@ -8,18 +8,16 @@ import struct
 import subprocess
 import sys
 
+import matplotlib.image
 import pytest
 
+from pmubench import benchjson
+from pmubench.report import build as report
+from pmubench.report import outdir as outdir_mod
+from pmubench.report import series
+from pmubench.report import write as report_write
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path[:0] = [os.path.join(ROOT, "reports"), os.path.join(ROOT, "scripts")]
-
-import benchjson  # noqa: E402
-import matplotlib.image  # noqa: E402
-import outdir as outdir_mod  # noqa: E402
-import plot  # noqa: E402
-import report  # noqa: E402
-import series  # noqa: E402
-
 PLOT = os.path.join(ROOT, "reports", "plot.py")
 FIXTURES = os.path.join(ROOT, "tests", "python", "fixtures", "plot")
 BASE = os.path.join(FIXTURES, "run_base.json")
@@ -308,17 +306,17 @@ def test_rerun_replaces_earlier_report_without_stale_files(tmp_path):
 
 def test_failure_while_rendering_keeps_the_earlier_report(tmp_path, monkeypatch):
     out = tmp_path / "report"
-    plot.write_report([AGGREGATES], str(out))
+    report_write.write_report([AGGREGATES], str(out))
     before = sorted(os.listdir(out))
 
-    def explode(benches, staging):
+    def explode(benches, staging, progress=None):
         with open(os.path.join(staging, "half.png"), "wb") as f:
             f.write(PNG_SIGNATURE)
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(report, "build_report", explode)
     with pytest.raises(RuntimeError):
-        plot.write_report([AGGREGATES], str(out))
+        report_write.write_report([AGGREGATES], str(out))
     assert sorted(os.listdir(out)) == before
     assert sorted(os.listdir(tmp_path)) == ["report"]
     assert os.path.exists(os.path.join(out, outdir_mod.MARKER))
@@ -337,3 +335,46 @@ def test_publish_replaces_whole_directory(tmp_path, monkeypatch, exchange):
     outdir_mod.publish(staging, str(out))
     assert sorted(os.listdir(out)) == sorted([outdir_mod.MARKER, "new.png"])
     assert os.listdir(tmp_path) == ["report"]
+
+
+MANY_RUNS = os.path.join(FIXTURES, "many_runs.py")
+
+
+def test_a_long_sweep_is_split_into_screen_sized_figures(tmp_path):
+    # 120 benchmarks of one family (1,080 runs): one figure per kind drew a
+    # row per benchmark, 3,300 px high per panel row, and an artist per
+    # benchmark (quadratic autoscaling); now parts of report.MAX_ROWS rows.
+    path = str(tmp_path / "sweep.json")
+    subprocess.run([sys.executable, MANY_RUNS, "1080", path, "sweep"], check=True)
+    out = str(tmp_path / "report")
+    result = run_plot(path, "-o", out)
+    assert result.returncode == 0, result.stderr
+    pngs = check_report_dir(out)
+    spread = [p for p in pngs if ".spread" in p]
+    assert len(spread) == 3, pngs   # 120 benchmarks: 1-40, 41-80, 81-120
+    page = open(os.path.join(out, "index.html"), encoding="utf-8").read()
+    assert "benchmarks 81-120 of 120" in page
+    # Not a terminal: the progress is plain lines on stderr.
+    assert result.stderr.startswith("plot.py: 0 s: loading " + path)
+
+
+def test_many_lines_are_split_across_scaling_figures(tmp_path):
+    runs = [{"name": f"BM_L/{size}/{k}", "run_name": f"BM_L/{size}/{k}",
+             "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+             "threads": 1, "iterations": 10, "real_time": size * (k + 1.0),
+             "cpu_time": size * (k + 1.0), "time_unit": "ns"}
+            # x: the argument with the most values (20 sizes); a line per k.
+            for k in range(report.MAX_LINES + 1) for size in range(64, 64 * 21, 64)]
+    path = write(tmp_path / "lines.json", json.dumps({"context": {}, "benchmarks": runs}))
+    out = str(tmp_path / "report")
+    result = run_plot(path, "-o", out)
+    assert result.returncode == 0, result.stderr
+    scaling = sorted(p for p in check_report_dir(out) if ".scaling" in p)
+    assert len(scaling) == 2, scaling
+    page = open(os.path.join(out, "index.html"), encoding="utf-8").read()
+    assert f"lines 13-13 of {report.MAX_LINES + 1}" in page
+
+
+def test_parts():
+    assert report.parts([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]
+    assert report.parts([], 2) == [[]]

@@ -1,17 +1,15 @@
-"""Unit tests of reports/series.py (pure functions behind reports/plot.py)."""
+"""Unit tests of scripts/pmubench/report/series.py (pure functions behind reports/plot.py)."""
 
 import json
 import os
 import statistics
-import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path[:0] = [os.path.join(ROOT, "reports"), os.path.join(ROOT, "scripts")]
+from pmubench import benchjson
+from pmubench.report import series
 
-import benchjson  # noqa: E402
-import series  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 FIXTURES = os.path.join(ROOT, "tests", "python", "fixtures", "plot")
 BASE = os.path.join(FIXTURES, "run_base.json")
@@ -193,7 +191,7 @@ def test_time_scale_and_si_scale():
 
 
 def test_change_is_compare_py_median_change_and_interval():
-    from pmucompare import stats as pm_stats
+    from pmubench.compare import stats as pm_stats
     base_values = [100.0, 102.0, 98.0, 101.0, 99.0]
     other_values = [110.0, 111.0, 109.0, 112.0, 108.0]
     base = series.Stat(statistics.fmean(base_values), statistics.stdev(base_values), 5,

@@ -1,11 +1,6 @@
 """The closing-line parsers behind scripts/test's summary line."""
 
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
-
-from test_summary import Counts, parse_bazel, parse_ctest, parse_pytest  # noqa: E402
+from dev.test_summary import Counts, parse_bazel, parse_ctest, parse_pytest
 
 
 def test_ctest_counts_skipped_apart_from_passed():

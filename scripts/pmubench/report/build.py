@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-import benchjson
-import render
-import series
+from pmubench import benchjson
+from pmubench.report import render
+from pmubench.report import series
 
 
 @dataclass
@@ -70,6 +70,29 @@ def file_labels(paths: list[str]) -> list[str]:
         seen[base] = seen.get(base, 0) + 1
         labels.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
     return labels
+
+
+# A figure with one row per benchmark (bars, spread, comparison) holds at
+# most MAX_ROWS of them, a scaling figure at most MAX_LINES lines; more go to
+# further figures of the same kind ("benchmarks 41-80 of 222"). Every figure
+# then has a bounded size and cost, and the work grows linearly with the
+# number of benchmarks (matplotlib's autoscaling is quadratic in the artists
+# of one axes, and a 5,000-row figure is a 130,000-pixel-high image).
+MAX_ROWS = 40
+MAX_LINES = 12
+
+
+def parts(items: list, size: int) -> list[list]:
+    """items in consecutive slices of at most size (one empty part if none)."""
+    return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
+
+
+def _part_note(index: int, count: int, size: int, total: int, what: str) -> str:
+    """'' for a single part, else ' (benchmarks 41-80 of 222)'."""
+    if count == 1:
+        return ""
+    first = index * size + 1
+    return f" ({what} {first}-{min(total, first + size - 1)} of {total})"
 
 
 class _Names:
@@ -161,29 +184,42 @@ def _scaling(plan: _SectionPlan, context: dict[str, Any]) -> list[Figure]:
         constant = _constant_metrics(members, metrics)
         drawn = [m for m in metrics if m not in constant] or metrics[:1]
         kind = "scaling" if len(axes) == 1 else f"scaling.{axis.name}"
-        name, path = plan.path(kind)
-        render.scaling_figure(path, f"{plan.where}: metrics vs {axis.name}",
-                              members, axis, drawn, context, plan.grouped)
-        notes = [f"Mean per iteration of each metric against {axis.name}, "
-                 "one line per benchmark"]
-        notes.append(f"error bars ±1 stddev over {plan.reps} repetitions"
-                     if plan.reps > 1 else "one repetition (no error bars)")
-        if axis.is_bytes and series.cache_markers(context):
-            notes.append("dashed lines: cache sizes from the run's context")
-        if constant:
-            notes.append("constant, not drawn: " + ", ".join(
-                f"{m} = {series.format_value(v)}" for m, v in constant.items()))
-        if plan.grouped:
-            swept = list(series.group_families(members))
-            others = [f for f in series.group_families(plan.measured)
-                      if f not in swept]
-            notes.append("families: " + ", ".join(swept))
-            if others and len(axes) == 1:
-                notes.append("not drawn (no argument to scale against): "
-                             + ", ".join(others))
-        figures.append(Figure(name, f"{plan.name}: scaling with {axis.name}",
-                              "; ".join(notes) + "."))
+        lines = series.line_groups(members, axis, plan.grouped)
+        line_parts = parts(list(lines), MAX_LINES)
+        for index, keys in enumerate(line_parts):
+            part = _part_note(index, len(line_parts), MAX_LINES, len(lines), "lines")
+            name, path = plan.path(kind if len(line_parts) == 1 else f"{kind}.{index + 1}")
+            render.scaling_figure(path, f"{plan.where}: metrics vs {axis.name}{part}",
+                                  [i for k in keys for i in lines[k]], axis, drawn,
+                                  context, plan.grouped)
+            figures.append(Figure(name, f"{plan.name}: scaling with {axis.name}{part}",
+                                  _scaling_caption(plan, context, axis, members,
+                                                   constant, len(axes))))
     return figures
+
+
+def _scaling_caption(plan: _SectionPlan, context: dict[str, Any], axis: series.XAxis,
+                     members: list[series.Instance], constant: dict[str, float],
+                     axis_count: int) -> str:
+    """What a scaling figure shows, for its caption."""
+    notes = [f"Mean per iteration of each metric against {axis.name}, "
+             "one line per benchmark"]
+    notes.append(f"error bars ±1 stddev over {plan.reps} repetitions"
+                 if plan.reps > 1 else "one repetition (no error bars)")
+    if axis.is_bytes and series.cache_markers(context):
+        notes.append("dashed lines: cache sizes from the run's context")
+    if constant:
+        notes.append("constant, not drawn: " + ", ".join(
+            f"{m} = {series.format_value(v)}" for m, v in constant.items()))
+    if plan.grouped:
+        swept = list(series.group_families(members))
+        others = [f for f in series.group_families(plan.measured)
+                  if f not in swept]
+        notes.append("families: " + ", ".join(swept))
+        if others and axis_count == 1:
+            notes.append("not drawn (no argument to scale against): "
+                         + ", ".join(others))
+    return "; ".join(notes) + "."
 
 
 def _counters(plan: _SectionPlan) -> list[Figure]:
@@ -191,29 +227,40 @@ def _counters(plan: _SectionPlan) -> list[Figure]:
     fully_counted = series.fully_counted(plan.measured)
     counters = [m for m in plan.metrics if series.metric_kind(m) == "counter"]
     if counters:
-        name, path = plan.path("counters")
-        render.bars_figure(path, f"{plan.where}: counters per iteration",
-                           plan.measured, counters, full_names=plan.grouped)
         caption = ("Each event (and user counter) per iteration for every "
                    f"benchmark of the {'file' if plan.grouped else 'family'}; "
                    "mean, bars ±1 stddev")
         if "pmu_running_fraction" in plan.metrics and fully_counted:
             caption += ("; counters were on the PMU for the whole batch "
                         "(pmu_running_fraction = 1)")
-        figures.append(Figure(name, f"{plan.name}: counters per iteration",
-                              caption + "."))
+        figures += _row_figures(plan, "counters", "counters per iteration",
+                                caption + ".", lambda path, title, members:
+                                render.bars_figure(path, title, members, counters,
+                                                   full_names=plan.grouped))
     derived = [m for m in plan.metrics if series.metric_kind(m) == "derived"]
     if fully_counted and "pmu_running_fraction" in derived:
         derived.remove("pmu_running_fraction")  # 1.0 everywhere: in the caption
     if derived:
-        name, path = plan.path("derived")
-        render.bars_figure(path, f"{plan.where}: derived metrics",
-                           plan.measured, derived, derived=True,
-                           full_names=plan.grouped)
-        figures.append(Figure(
-            name, f"{plan.name}: derived metrics",
+        figures += _row_figures(
+            plan, "derived", "derived metrics",
             "IPC, miss ratios and pmu_running_fraction (share of the batch "
-            "the counters were on the PMU; 1 = fully counted)."))
+            "the counters were on the PMU; 1 = fully counted).",
+            lambda path, title, members: render.bars_figure(
+                path, title, members, derived, derived=True, full_names=plan.grouped))
+    return figures
+
+
+def _row_figures(plan: _SectionPlan, kind: str, what: str, caption: str,
+                 draw: Any) -> list[Figure]:
+    """Figures with a row per benchmark, MAX_ROWS benchmarks each:
+    draw(path, title, members) renders one."""
+    chunks = parts(plan.measured, MAX_ROWS)
+    figures = []
+    for index, members in enumerate(chunks):
+        part = _part_note(index, len(chunks), MAX_ROWS, len(plan.measured), "benchmarks")
+        name, path = plan.path(kind if len(chunks) == 1 else f"{kind}.{index + 1}")
+        draw(path, f"{plan.where}: {what}{part}", members)
+        figures.append(Figure(name, f"{plan.name}: {what}{part}", caption))
     return figures
 
 
@@ -231,15 +278,14 @@ def _spread(plan: _SectionPlan) -> list[Figure]:
     if not any(i.stats[m].values for i in plan.measured for m in drawn
                if m in i.stats):
         return []  # aggregates only: no repetitions to show
-    name, path = plan.path("spread")
-    render.spread_figure(path, f"{plan.where}: spread over repetitions",
-                         plan.measured, drawn, full_names=plan.grouped)
     caption = ("Every repetition as % deviation from its benchmark's median; "
                "box: quartiles, dots: repetitions")
     if skipped:
         caption += "; left out (a zero median): " + ", ".join(skipped)
-    return [Figure(name, f"{plan.name}: spread over {plan.reps} repetitions",
-                   caption + ".")]
+    return _row_figures(plan, "spread", f"spread over {plan.reps} repetitions",
+                        caption + ".", lambda path, title, members:
+                        render.spread_figure(path, title, members, drawn,
+                                             full_names=plan.grouped))
 
 
 def section_title(section: series.Section) -> str:
@@ -276,32 +322,49 @@ def _comparisons(outdir: str, names: _Names, labels: list[str],
                 contenders.append((label, chs))
         if not contenders:
             continue
-        name = names.take("compare", metric)
         higher = benchjson.is_higher_better(metric)
-        render.comparison_figure(os.path.join(outdir, name),
-                                 f"{metric}: change vs {labels[0]}", metric, contenders, higher)
-        levels = sorted({round(c.level * 100) for _, chs in contenders for c in chs
-                         if c.level is not None})
-        if levels:
-            level = (f"{levels[0]}%" if len(levels) == 1
-                     else f"{levels[0]}-{levels[-1]}%")
-            detail = (f"bars: {level} distribution-free interval from the repetitions "
-                      "(as scripts/compare.py); green/red: better/worse beyond the "
-                      "interval, grey: within it.")
-        else:
-            detail = "no repetitions on both sides, so no intervals."
-        figures.append(Figure(
-            name, f"{metric}: change vs {labels[0]}",
-            f"Change of the median {metric} per benchmark against the baseline "
-            f"{labels[0]} ({'higher' if higher else 'lower'} is better); " + detail))
+        keys = list(dict.fromkeys(c.key for _, chs in contenders for c in chs))
+        chunks = parts(keys, MAX_ROWS)
+        for index, chunk in enumerate(chunks):
+            part = _part_note(index, len(chunks), MAX_ROWS, len(keys), "benchmarks")
+            wanted = set(chunk)
+            name = names.take("compare", metric, *([str(index + 1)] if len(chunks) > 1 else []))
+            render.comparison_figure(
+                os.path.join(outdir, name), f"{metric}: change vs {labels[0]}{part}", metric,
+                [(label, [c for c in chs if c.key in wanted]) for label, chs in contenders],
+                higher)
+            figures.append(_comparison_figure(name, metric, labels[0], part,
+                                              contenders, higher))
     return figures
 
 
-def build_report(benches: list[benchjson.BenchFile], outdir: str) -> Report:
+def _comparison_figure(name: str, metric: str, baseline: str, part: str,
+                       contenders: list, higher: bool) -> Figure:
+    levels = sorted({round(c.level * 100) for _, chs in contenders for c in chs
+                     if c.level is not None})
+    if levels:
+        level = (f"{levels[0]}%" if len(levels) == 1
+                 else f"{levels[0]}-{levels[-1]}%")
+        detail = (f"bars: {level} distribution-free interval from the repetitions "
+                  "(as scripts/compare.py); green/red: better/worse beyond the "
+                  "interval, grey: within it.")
+    else:
+        detail = "no repetitions on both sides, so no intervals."
+    return Figure(
+        name, f"{metric}: change vs {baseline}{part}",
+        f"Change of the median {metric} per benchmark against the baseline "
+        f"{baseline} ({'higher' if higher else 'lower'} is better); " + detail)
+
+
+def build_report(benches: list[benchjson.BenchFile], outdir: str,
+                 progress: Callable[[str], None] | None = None) -> Report:
     """Renders every PNG into outdir (which must exist) and describes them.
 
-    Raises BadInput when a file has no successful benchmark.
+    progress, when given, is told what is being drawn before each section
+    and the comparison plots. Raises BadInput when a file has no successful
+    benchmark.
     """
+    tell = progress or (lambda _: None)
     names = _Names()
     labels = file_labels([b.path for b in benches])
     all_instances = []
@@ -310,13 +373,20 @@ def build_report(benches: list[benchjson.BenchFile], outdir: str) -> Report:
         series.require_measurements(bench, insts)
         all_instances.append(insts)
     sections = []
+    drawn = 0
     for bench, label, insts in zip(benches, labels, all_instances):
         file_slug = slug(os.path.splitext(label)[0])
-        families = [
-            _section(outdir, names, file_slug, label, section, bench.context)
-            for section in series.group_sections(insts, bench.context)]
+        groups = series.group_sections(insts, bench.context)
+        families = []
+        for index, section in enumerate(groups):
+            tell(f"{label}: section {index + 1} of {len(groups)} ({section.name}), "
+                 f"{drawn} plots so far")
+            families.append(_section(outdir, names, file_slug, label, section,
+                                     bench.context))
+            drawn += len(families[-1].figures)
         sections.append(FileSection(label, bench.path, bench.context, families))
     report = Report(sections)
     if len(benches) > 1:
+        tell(f"comparison plots against {labels[0]}, {drawn} plots so far")
         report.comparisons = _comparisons(outdir, names, labels, all_instances)
     return report

@@ -3,9 +3,9 @@ the changed rows, the geomeans, then every row inside <details>."""
 
 from __future__ import annotations
 
-from pmucompare import comparison as cmp
-from pmucompare import formatting as fmt
-from pmucompare import render_text
+from pmubench.compare import comparison as cmp
+from pmubench.compare import formatting as fmt
+from pmubench.compare import render_text
 
 # GitHub rejects comments over 65,536 characters; a row is about 130.
 MAX_DETAIL_ROWS = 250

@@ -40,9 +40,11 @@ derived metrics) below which no change counts, whatever its percentage: a
 counter that fires once every 10,000 iterations going to twice in 10,000 is
 +100% but means nothing.
 
-Event modifiers and PMU prefixes are ignored when classifying:
-"instructions:u" and "cpu/instructions/" are deterministic; "msr/tsc/" is a
-time. `--threshold METRIC=PCT` overrides the default for METRIC, which may
+Event modifiers and PMU prefixes are ignored when classifying
+(benchjson.base_name): "instructions:u" and "cpu/instructions/u" are
+deterministic; "msr/tsc/" is a time; "IPC:u" is derived, higher is better;
+--threshold instructions=2 also sets "instructions:u" (unless a rule names
+"instructions:u" itself). `--threshold METRIC=PCT` overrides the default for METRIC, which may
 be an exact metric name, a shell pattern ("*-misses"), "time" (every
 metric of the time class above) or "default" (every metric no other rule names). PCT "off"
 shows the metric without gating it. A later --threshold wins over an
@@ -53,9 +55,10 @@ from __future__ import annotations
 
 import fnmatch
 import math
-import re
 import textwrap
 from dataclasses import dataclass
+
+from pmubench import benchjson
 
 
 @dataclass(frozen=True)
@@ -89,27 +92,13 @@ CLASSES = (
 )
 CLASS_BY_NAME = {c.name: c for c in CLASSES}
 
-_MODIFIER = re.compile(r":[ukhHGpPS]+$")
-_PMU_SLASH = re.compile(r"^[\w.-]+/(.*)/$")
-
 
 class ThresholdError(ValueError):
     """A malformed --threshold; the message says what is expected."""
 
 
-def bare_event_name(metric: str) -> str:
-    """'cpu/instructions/:u' -> 'instructions'; 'msr/tsc/' -> 'tsc'."""
-    name = _MODIFIER.sub("", metric)
-    m = _PMU_SLASH.match(name)
-    if m:
-        inner = m.group(1)
-        # 'cpu/event=0xc0,umask=0/' has no name to classify by.
-        name = inner if "=" not in inner else name
-    return name
-
-
 def classify(metric: str) -> MetricClass:
-    bare = bare_event_name(metric)
+    bare = benchjson.base_name(metric)
     for cls in CLASSES:
         for pattern in cls.patterns:
             # Upper-case patterns are vendor (libpfm4) names, which perf
@@ -157,7 +146,8 @@ def parse_override(text: str) -> Override:
 def _matches(selector: str, metric: str) -> bool:
     if selector == "time":
         return is_time(metric)
-    return fnmatch.fnmatchcase(metric, selector)
+    return (fnmatch.fnmatchcase(metric, selector)
+            or fnmatch.fnmatchcase(benchjson.base_name(metric), selector))
 
 
 @dataclass(frozen=True)
@@ -169,14 +159,19 @@ class Threshold:
 
 
 def resolve(metric: str, overrides: list[Override]) -> Threshold:
-    """The threshold for one metric: the last exact override, else the last
-    matching pattern/alias override, else 'default=', else the class."""
+    """The threshold for one metric: the last override naming it exactly,
+    else the last naming its base name ('instructions' for
+    'instructions:u'), else the last matching pattern/alias override, else
+    'default=', else the class."""
     cls = classify(metric)
+    base = benchjson.base_name(metric)
     exact = [o for o in overrides if o.selector == metric]
+    exact_base = [o for o in overrides if o.selector == base != metric]
     pattern = [o for o in overrides
-               if o.selector not in (metric, "default") and _matches(o.selector, metric)]
+               if o.selector not in (metric, base, "default")
+               and _matches(o.selector, metric)]
     fallback = [o for o in overrides if o.selector == "default"]
-    for group in (exact, pattern):
+    for group in (exact, exact_base, pattern):
         if group:
             o = group[-1]
             return Threshold(o.threshold_pct, cls.floor, cls.name,

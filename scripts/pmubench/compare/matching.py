@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import benchjson
+from pmubench import benchjson
 
 REPETITIONS = "repetitions"
 MEDIAN_AGGREGATE = "median aggregate"

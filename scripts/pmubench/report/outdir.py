@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 
-from benchjson import BadInput
+from pmubench.benchjson import BadInput
 
 MARKER = ".pmubench-report"
 _AT_FDCWD = -100

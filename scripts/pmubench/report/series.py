@@ -4,7 +4,7 @@ No matplotlib here (render.py draws; this module decides what to draw):
 per-benchmark statistics over repetitions, grouping into families and into
 sections (a source file's families, from the pmubench_case_files context key),
 the choice of x axis for scaling plots, units and cache-size markers. The
-change between files reuses scripts/compare.py's statistics (pmucompare) so
+change between files reuses scripts/compare.py's statistics (pmubench.compare) so
 the plot and the CI verdict agree.
 
     bench = benchjson.load("run.json")
@@ -20,9 +20,9 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-import benchjson
-from pmucompare import matching
-from pmucompare import stats as pm_stats
+from pmubench import benchjson
+from pmubench.compare import matching
+from pmubench.compare import stats as pm_stats
 
 
 @dataclass(frozen=True)
@@ -101,15 +101,16 @@ def metric_unit(metric: str) -> str:
         return "items/s"
     if metric == "bytes_per_second":
         return "bytes/s"
-    if metric == "IPC":
+    base = benchjson.base_name(metric)
+    if base == "IPC":
         return "instructions per cycle"
     if kind == "derived":
         return "fraction"
-    if metric.startswith("task-clock") or metric.startswith("cpu-clock"):
+    if base in ("task-clock", "cpu-clock"):
         return "ns per iteration"  # perf's clock events count nanoseconds
-    if metric.startswith("msr/tsc"):
+    if base == "tsc":
         return "TSC ticks per iteration"
-    if metric.split(":")[0] in ("cycles", "ref-cycles", "cpu-cycles"):
+    if base in ("cycles", "ref-cycles", "cpu-cycles"):
         return "cycles per iteration"
     return "events per iteration"
 
@@ -169,7 +170,9 @@ def instances_of(bench: benchjson.BenchFile) -> list[Instance]:
     order: dict[str, Instance] = {}
     samples: dict[str, dict[str, list[float]]] = {}
     aggregates: dict[str, dict[str, dict[str, float]]] = {}
+    repetitions: dict[str, int] = {}
     for run in bench.runs:
+        repetitions[run.run_name] = max(repetitions.get(run.run_name, 1), run.repetitions)
         inst = order.get(run.run_name)
         if inst is None:
             inst = Instance(run_name=run.run_name, family=run.family,
@@ -193,7 +196,7 @@ def instances_of(bench: benchjson.BenchFile) -> list[Instance]:
             inst.error = ""  # some repetitions worked
         elif "mean" in aggregates.get(name, {}):
             aggs = aggregates[name]
-            reps = max((r.repetitions for r in bench.runs if r.run_name == name), default=1)
+            reps = repetitions[name]
             inst.stats = {
                 m: Stat(mean=v, stddev=aggs.get("stddev", {}).get(m, 0.0), n=reps,
                         median_aggregate=aggs.get("median", {}).get(m))
@@ -407,7 +410,7 @@ def cache_markers(context: dict[str, Any]) -> list[tuple[float, str]]:
 class Change:
     """Contender vs baseline for one benchmark and metric, in percent.
 
-    The numbers scripts/compare.py judges by (pmucompare.stats): change of
+    The numbers scripts/compare.py judges by (pmubench.compare.stats): change of
     the medians, distribution-free interval from the repetitions.
     """
     key: str
@@ -418,7 +421,7 @@ class Change:
 
 
 def change(key: str, base: Stat, other: Stat, alpha: float = 0.05) -> Optional[Change]:
-    """Relative change of the median, with pmucompare's ratio interval.
+    """Relative change of the median, with pmubench.compare.stats' ratio interval.
 
     None when the baseline median is zero (a relative change is undefined).
     """

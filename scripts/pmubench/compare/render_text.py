@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pmucompare import comparison as cmp
-from pmucompare import formatting as fmt
+from pmubench.compare import comparison as cmp
+from pmubench.compare import formatting as fmt
 
 _RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m", "\033[0m"
 _HEADER = ("Benchmark", "Baseline", "Contender", "Change", "CI", "p", "Verdict")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-import report as report_mod
-import series
+from pmubench.report import build as report_mod
+from pmubench.report import series
 
 _STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1180px;

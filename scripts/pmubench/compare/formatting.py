@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from pmucompare import comparison, stats
+from pmubench.compare import comparison, stats
 
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 

@@ -1,4 +1,4 @@
-"""pmucompare: the pure functions behind scripts/compare.py.
+"""The pure functions behind scripts/compare.py.
 
   thresholds  per-metric default thresholds, --threshold parsing
   stats       Mann-Whitney U, confidence interval of the change, geomean
@@ -6,8 +6,6 @@
   comparison  rows, verdicts, geomeans, notes, the exit code
   formatting  numbers, changes and intervals as text
   render_text, render_markdown, render_json  the three output formats
-  output      atomic file writes
-  merge       joins repetitions from several runs (ci_compare.sh --rounds)
-
-Imports `benchjson` from scripts/; compare.py puts scripts/ on sys.path.
+  merge       joins repetitions from several runs (ci_compare.sh --rounds,
+              front scripts/merge.py)
 """

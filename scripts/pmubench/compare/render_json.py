@@ -24,7 +24,7 @@ import json
 import math
 from typing import Any
 
-from pmucompare import comparison as cmp
+from pmubench.compare import comparison as cmp
 
 
 def _finite(x: float | None) -> float | None:

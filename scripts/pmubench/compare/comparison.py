@@ -40,8 +40,8 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
-import benchjson
-from pmucompare import matching, stats, thresholds
+from pmubench import benchjson
+from pmubench.compare import matching, stats, thresholds
 
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"
@@ -111,12 +111,15 @@ class Comparison:
 
 
 def selected(metric: str, patterns: list[str] | None) -> bool:
-    """True when metric matches one of the --metrics patterns ("time" is
-    every metric of the time class); every metric when there are none."""
+    """True when metric or its base name ('instructions' for
+    'instructions:u') matches one of the --metrics patterns ("time" is every
+    metric of the time class); every metric when there are none."""
     if not patterns:
         return True
+    base = benchjson.base_name(metric)
     return any((p == "time" and thresholds.is_time(metric))
-               or fnmatch.fnmatchcase(metric, p) for p in patterns)
+               or fnmatch.fnmatchcase(metric, p) or fnmatch.fnmatchcase(base, p)
+               for p in patterns)
 
 
 def _side(sample: matching.Sample) -> Side:
@@ -233,6 +236,12 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
             [(r.baseline.center, r.contender.center) for r in rows if r.metric == metric])
         geomeans.append(Geomean(metric, ratio - 1.0 if count else math.nan, count))
     notes = _context_notes(baseline.context, contender.context)
+    for bench in (baseline, contender):
+        if bench.complexity_fits:
+            notes.append(f"{bench.path}: {bench.complexity_fits} complexity "
+                         "fit(s) (->Complexity()'s BigO and RMS aggregates) "
+                         "left out: they fit a curve over a family, not one "
+                         "benchmark's measurement")
     notes += _noise_notes(rows, metrics)
     return Comparison(baseline.path, contender.path, alpha, rows, geomeans,
                       metrics, pairing, notes)

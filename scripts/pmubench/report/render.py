@@ -19,7 +19,7 @@ import matplotlib.transforms as mtransforms  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
-import series  # noqa: E402
+from pmubench.report import series  # noqa: E402
 
 WIDTH_IN = 11.0
 DPI = 100
@@ -252,9 +252,11 @@ def spread_figure(path: str, title: str, members: list[series.Instance],
             ax.boxplot([d for _, d in boxed], positions=[p for p, _ in boxed],
                        vert=False, widths=0.6, showfliers=False,
                        medianprops={"color": "#c44e52"})
-            for p, d in boxed:
-                jitter = rng.uniform(-0.18, 0.18, len(d))
-                ax.scatter(d, p + jitter, s=9, color="#4c72b0", alpha=0.8, zorder=3)
+            # One scatter for the panel: an artist per benchmark makes
+            # matplotlib's autoscaling quadratic in the benchmarks.
+            xs = np.concatenate([np.asarray(d, dtype=float) for _, d in boxed])
+            ys = np.concatenate([p + rng.uniform(-0.18, 0.18, len(d)) for p, d in boxed])
+            ax.scatter(xs, ys, s=9, color="#4c72b0", alpha=0.8, zorder=3)
         ax.axvline(0, color="0.4", linewidth=0.8)
         ax.set_yticks(positions)
         ax.set_yticklabels(names if n % 3 == 0 else [])
@@ -295,8 +297,11 @@ def comparison_figure(path: str, title: str, metric: str,
             else:
                 color = "#c62828"
             if c.low is not None:
-                ax.errorbar(c.percent, yv, xerr=[[c.percent - c.low], [c.high - c.percent]],
-                            fmt="none", ecolor=color, capsize=2, linewidth=1.2)
+                # The interval is drawn from its own ends: the change of the
+                # medians may lie outside the Hodges-Lehmann interval (3 vs 3
+                # repetitions), which errorbar's +/- lengths cannot express.
+                ax.plot([c.low, c.high], [yv, yv], color=color, linewidth=1.2,
+                        marker="|", markersize=6)
             ax.plot(c.percent, yv, marker=_MARKERS[n % len(_MARKERS)], color=color,
                     linestyle="none", markersize=5)
         ax.plot([], [], marker=_MARKERS[n % len(_MARKERS)], color="0.3",

@@ -1,0 +1,1 @@
+"""Developer helpers (not product tools): the test runner's parsers."""

@@ -1,0 +1,391 @@
+"""Load and validate Google Benchmark JSON as pmubench writes it.
+
+Shared by scripts/compare.py, scripts/merge.py and reports/plot.py: the one
+place input is checked. Pure functions over parsed JSON, plus `load()` that
+reads a file; every problem is a `BadInput` whose message names the file and
+says what is wrong: nesting deeper than any Google Benchmark file, numbers
+beyond a double, NaN/infinity, a field of the wrong type, negative times,
+threads < 1, an unknown run_type. ->Complexity()'s BigO and RMS aggregates
+are checked and left out of `runs`.
+
+    bench = load("run.json")
+    for run in bench.runs:
+        run.name, run.family, run.args, run.metrics["instructions"]
+
+A run's metrics are real_time, cpu_time (in the file's time_unit), the rates
+Google Benchmark writes (items_per_second, bytes_per_second) and every other
+numeric field: pmubench's counters, named exactly as the user spelled the
+event ("instructions", "msr/tsc/"), and its derived metrics ("IPC",
+"*-ratio", "pmu_running_fraction"), each with the user's modifier
+("IPC:u"); base_name() is what every classification looks at.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# Fields of a Google Benchmark 1.7 run object that are not metrics.
+STRUCTURAL_FIELDS = frozenset({
+    "name", "family_index", "per_family_instance_index", "run_name",
+    "run_type", "repetitions", "repetition_index", "threads", "iterations",
+    "time_unit", "aggregate_name", "aggregate_unit", "error_occurred",
+    "error_message", "label", "big_o", "rms", "cpu_coefficient",
+    "real_coefficient", "complexity_n",
+})
+
+TIME_METRICS = ("real_time", "cpu_time")
+RATE_METRICS = ("items_per_second", "bytes_per_second")
+# Derived metrics pmubench writes where a larger value is better.
+_HIGHER_IS_BETTER = frozenset({"IPC", "pmu_running_fraction"}) | set(RATE_METRICS)
+
+TIME_UNITS_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+# Name components Google Benchmark appends that are not arguments.
+_NON_ARG_COMPONENT = re.compile(
+    r"^(repeats|threads|min_time|min_warmup_time|iterations):|"
+    r"^(real_time|process_time|manual_time)$")
+
+
+class BadInput(Exception):
+    """Input that cannot be used; the message names the file and the fix."""
+
+
+@dataclass
+class Run:
+    name: str                  # full name, aggregates carry "_mean" etc.
+    run_name: str              # name without the aggregate suffix
+    run_type: str              # "iteration" or "aggregate"
+    aggregate_name: str        # "" for iterations; "mean", "median", ...
+    repetition_index: int      # -1 for aggregates
+    repetitions: int
+    threads: int
+    iterations: float
+    time_unit: str
+    metrics: dict[str, float] = field(default_factory=dict)
+    label: str = ""
+    error_message: str = ""    # non-empty when the run failed
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.error_message)
+
+    @property
+    def family(self) -> str:
+        return family_of(self.run_name)
+
+    @property
+    def args(self) -> list[tuple[str, str]]:
+        return args_of(self.run_name)
+
+
+@dataclass
+class BenchFile:
+    path: str
+    context: dict[str, Any]
+    runs: list[Run]
+    complexity_fits: int = 0   # BigO and RMS aggregates left out
+
+    def metric_names(self) -> list[str]:
+        """Every metric of any run, time first, then in first-seen order."""
+        seen: dict[str, None] = {}
+        for run in self.runs:
+            for name in run.metrics:
+                seen.setdefault(name, None)
+        ordered = [m for m in TIME_METRICS if m in seen]
+        return ordered + [m for m in seen if m not in TIME_METRICS]
+
+
+def family_of(run_name: str) -> str:
+    """'BM_Chase/4096/threads:2' -> 'BM_Chase'."""
+    return run_name.split("/", 1)[0]
+
+
+def args_of(run_name: str) -> list[tuple[str, str]]:
+    """Arguments of a run name as (name, value); name is '' when unnamed.
+
+    'BM_Chase/4096/8/threads:2' -> [('', '4096'), ('', '8')];
+    'BM_Map/size:64' -> [('size', '64')].
+    """
+    result = []
+    for part in run_name.split("/")[1:]:
+        if not part or _NON_ARG_COMPONENT.match(part):
+            continue
+        key, sep, value = part.partition(":")
+        result.append((key, value) if sep else ("", part))
+    return result
+
+
+# A metric's name as pmubench writes it: the event spec as the user spelled
+# it, with an optional privilege modifier ("instructions:u", "cycles:uk"), in
+# sysfs form with the modifier after the slash or after a colon
+# ("cpu/instructions/u", "msr/tsc/", "armv8_pmuv3_0/inst_retired/:k"); the
+# derived metrics carry the modifier of their events ("IPC:u",
+# "branch-miss-ratio:k"). perf's modifier letters: perf-list(1) "EVENT MODIFIERS".
+_MODIFIER = re.compile(r":[ukhHGpPS]+$")
+_PMU_SLASH = re.compile(r"^([\w.-]+)/(.*)/[ukhHGpPS]*$")
+
+
+def base_name(metric: str) -> str:
+    """The name a metric is classified by: modifier and PMU prefix removed.
+
+    'IPC:u' -> 'IPC'; 'cpu/instructions/u' -> 'instructions';
+    'msr/tsc/' -> 'tsc'; 'cpu/event=0xc0/u' -> 'cpu/event=0xc0/' (terms,
+    no name to classify by).
+    Every classification (direction, derived, thresholds, units) goes
+    through this one function.
+    """
+    name = _MODIFIER.sub("", metric)
+    m = _PMU_SLASH.match(name)
+    if m:
+        pmu, inner = m.groups()
+        name = inner if "=" not in inner else f"{pmu}/{inner}/"
+    return name
+
+
+def is_higher_better(metric: str) -> bool:
+    """True for rates and IPC; times and event counts are better lower."""
+    return base_name(metric) in _HIGHER_IS_BETTER
+
+
+def is_derived(metric: str) -> bool:
+    base = base_name(metric)
+    return base in ("IPC", "pmu_running_fraction") or base.endswith("-ratio")
+
+
+def _where(index: int, obj: dict) -> str:
+    name = obj.get("name")
+    return f"benchmarks[{index}]" + (f" ({name})" if isinstance(name, str) else "")
+
+
+def _number(value: Any, path: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadInput(f"{path}: {where} is not a number ({_short(value)})")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise BadInput(f"{path}: {where} is an integer beyond the range of a "
+                       "double; re-run the benchmark") from None
+    if math.isnan(number) or math.isinf(number):
+        raise BadInput(
+            f"{path}: {where} is {number}; re-run the benchmark (a NaN or "
+            "infinite value means a counter or timer failed)")
+    return number
+
+
+def _integer(value: Any, path: str, where: str, minimum: int) -> int:
+    number = _number(value, path, where)
+    if number != int(number):
+        raise BadInput(f"{path}: {where} is {number:g}, not an integer")
+    if number < minimum:
+        raise BadInput(f"{path}: {where} is {number:g}; must be at least {minimum}")
+    return int(number)
+
+
+def _string(obj: dict, key: str, path: str, where: str, default: str | None = None) -> str:
+    if key not in obj:
+        if default is None:
+            raise BadInput(
+                f"{path}: {where} has no \"{key}\"; not Google Benchmark JSON "
+                "(write it with --benchmark_out=FILE --benchmark_out_format=json)")
+        return default
+    value = obj[key]
+    if not isinstance(value, str):
+        raise BadInput(f"{path}: {where} \"{key}\" is not a string ({_short(value)})")
+    return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# Google Benchmark's aggregates that fit a complexity curve over a family
+# (->Complexity()): "BigO" holds cpu_coefficient, real_coefficient and big_o,
+# "RMS" holds rms and no time_unit. They are not measurements of one
+# benchmark: both tools leave them out (BenchFile.complexity_fits counts them).
+COMPLEXITY_AGGREGATES = ("BigO", "RMS")
+
+
+def _check_complexity_fit(obj: dict, path: str, where: str, aggregate: str) -> None:
+    if aggregate == "BigO":
+        for key in ("cpu_coefficient", "real_coefficient"):
+            _number(obj.get(key), path, f"{where} \"{key}\"")
+        _string(obj, "big_o", path, where)
+        _time_unit(obj, path, where)
+    else:
+        if _number(obj.get("rms"), path, f"{where} \"rms\"") < 0:
+            raise BadInput(f"{path}: {where} \"rms\" is negative")
+
+
+def _time_unit(obj: dict, path: str, where: str) -> str:
+    unit = _string(obj, "time_unit", path, where)
+    if unit not in TIME_UNITS_NS:
+        raise BadInput(f"{path}: {where} has unknown time_unit "
+                       f"{unit!r}; expected one of {sorted(TIME_UNITS_NS)}")
+    return unit
+
+
+def parse_run(obj: Any, path: str, index: int) -> Run | None:
+    """Validates one element of "benchmarks" and returns it as a Run, or
+    None for a complexity fit (BigO, RMS), which is checked and skipped."""
+    where = f"benchmarks[{index}]"
+    if not isinstance(obj, dict):
+        raise BadInput(f"{path}: {where} is not an object")
+    where = _where(index, obj)
+    name = _string(obj, "name", path, where)
+    run_type = _string(obj, "run_type", path, where)
+    if run_type not in ("iteration", "aggregate"):
+        raise BadInput(f"{path}: {where} has unknown run_type {run_type!r}; "
+                       "expected 'iteration' or 'aggregate'")
+    aggregate = (_string(obj, "aggregate_name", path, where)
+                 if run_type == "aggregate" else "")
+    error = obj.get("error_occurred", False)
+    if not isinstance(error, bool):
+        raise BadInput(f"{path}: {where} \"error_occurred\" is not true or false "
+                       f"({_short(error)})")
+    if aggregate in COMPLEXITY_AGGREGATES and not error:
+        _check_complexity_fit(obj, path, where, aggregate)
+        return None
+    run = Run(
+        name=name,
+        run_name=_string(obj, "run_name", path, where, default=name),
+        run_type=run_type,
+        aggregate_name=aggregate,
+        repetition_index=_integer(obj.get("repetition_index", -1), path,
+                                  f"{where} \"repetition_index\"", -1),
+        repetitions=_integer(obj.get("repetitions", 1), path,
+                             f"{where} \"repetitions\"", 1),
+        threads=_integer(obj.get("threads", 1), path, f"{where} \"threads\"", 1),
+        iterations=_number(obj.get("iterations", 0), path, f"{where} \"iterations\""),
+        time_unit=(_time_unit(obj, path, where) if not error or "time_unit" in obj
+                   else "ns"),
+        label=_string(obj, "label", path, where, default=""),
+        error_message=(_string(obj, "error_message", path, where, default="error")
+                       if error else ""),
+    )
+    if run.iterations < 0:
+        raise BadInput(f"{path}: {where} \"iterations\" is negative ({run.iterations:g})")
+    if run.failed:
+        return run  # a failed run's numbers are zeros, not measurements
+    for key, value in obj.items():
+        if key in STRUCTURAL_FIELDS:
+            continue
+        if (run.aggregate_name == "cv" and isinstance(value, float)
+                and math.isnan(value)):
+            # Google Benchmark writes the cv of a metric whose mean is 0 (a
+            # counter that never fired) as NaN (stddev / mean = 0 / 0): that
+            # is "no spread", not a failed measurement, so leave it out.
+            continue
+        number = _number(value, path, f"{where} field \"{key}\"")
+        if key in TIME_METRICS and number < 0:
+            raise BadInput(f"{path}: {where} \"{key}\" is negative ({number:g}); "
+                           "a time is never below 0: re-run the benchmark")
+        run.metrics[key] = number
+    return run
+
+
+def _check_context(context: Any, path: str) -> dict[str, Any]:
+    """Checks the context keys the tools read: pmubench's own keys are
+    strings (Google Benchmark's AddCustomContext), caches a list of objects
+    with numeric sizes, load_avg a list of numbers."""
+    if not isinstance(context, dict):
+        raise BadInput(f"{path}: \"context\" is not an object")
+    for key, value in context.items():
+        if key.startswith("pmubench_") and not isinstance(value, str):
+            raise BadInput(f"{path}: context \"{key}\" is not a string ({_short(value)})")
+    caches = context.get("caches", [])
+    if not isinstance(caches, list):
+        raise BadInput(f"{path}: context \"caches\" is not a list")
+    for i, cache in enumerate(caches):
+        if not isinstance(cache, dict):
+            raise BadInput(f"{path}: context \"caches\"[{i}] is not an object")
+        for key in ("level", "size", "num_sharing"):
+            if key in cache:
+                _number(cache[key], path, f"context \"caches\"[{i}] \"{key}\"")
+        if "type" in cache:
+            _string(cache, "type", path, f"context \"caches\"[{i}]")
+    load_avg = context.get("load_avg", [])
+    if not isinstance(load_avg, list):
+        raise BadInput(f"{path}: context \"load_avg\" is not a list")
+    for i, value in enumerate(load_avg):
+        _number(value, path, f"context \"load_avg\"[{i}]")
+    return context
+
+
+def parse(obj: Any, path: str) -> BenchFile:
+    """Validates parsed JSON as a Google Benchmark result file."""
+    if not isinstance(obj, dict) or "benchmarks" not in obj:
+        raise BadInput(
+            f"{path}: not Google Benchmark JSON (no top-level \"benchmarks\"); "
+            "write it with --benchmark_out=FILE --benchmark_out_format=json")
+    benchmarks = obj["benchmarks"]
+    if not isinstance(benchmarks, list):
+        raise BadInput(f"{path}: \"benchmarks\" is not a list")
+    if not benchmarks:
+        raise BadInput(f"{path}: holds no benchmark runs (empty \"benchmarks\"); "
+                       "check --benchmark_filter matched something")
+    context = _check_context(obj.get("context", {}), path)
+    parsed = [parse_run(b, path, i) for i, b in enumerate(benchmarks)]
+    runs = [r for r in parsed if r is not None]
+    if not runs:
+        raise BadInput(f"{path}: holds only complexity fits (BigO, RMS), no "
+                       "benchmark runs to compare or plot")
+    return BenchFile(path=path, context=context, runs=runs,
+                     complexity_fits=len(parsed) - len(runs))
+
+
+def read_json(path: str) -> Any:
+    """Reads and parses one JSON file; raises BadInput naming it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"{path}: is a directory, expected a JSON file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise BadInput(f"{path}: cannot read: {e}") from None
+    if not text.strip():
+        raise BadInput(f"{path}: is empty; was the benchmark run interrupted?")
+    too_deep = (f"{path}: nested too deeply (arrays or objects more than "
+                f"{MAX_DEPTH} levels deep); not Google Benchmark JSON")
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{path}: not valid JSON (line {e.lineno}, column "
+                       f"{e.colno}: {e.msg})") from None
+    except RecursionError:  # the parser recurses once per level
+        raise BadInput(too_deep) from None
+    if _depth_exceeds(obj, MAX_DEPTH):
+        raise BadInput(too_deep)
+    return obj
+
+
+# Google Benchmark's JSON nests 4 levels (context.caches[i].size). Deeper
+# input is refused at load, so nothing after it (comparisons, repr, dumps of
+# context values) can run out of recursion.
+MAX_DEPTH = 32
+
+
+def _depth_exceeds(obj: Any, limit: int) -> bool:
+    stack = [(obj, 1)] if isinstance(obj, (dict, list)) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def load(path: str) -> BenchFile:
+    """Reads and validates one file; raises BadInput naming it."""
+    return parse(read_json(path), path)
+
+
+def to_ns(value: float, unit: str) -> float:
+    return value * TIME_UNITS_NS[unit]
