@@ -27,28 +27,6 @@ ScopedFd PerfEventOpen(perf_event_attr* attr, int group_fd) {
                                            PERF_FLAG_FD_CLOEXEC)));
 }
 
-// Software events the kernel takes on the thread's behalf: context switches
-// and migrations happen only in the kernel, and faults taken in kernel mode
-// (a read(2) into fresh pages) are the thread's faults too. With
-// exclude_kernel they would read 0 or miss those; perf stat counts them.
-// The clocks are left alone: they count the thread's time either way.
-bool CountsKernelByDefault(const ResolvedEvent& event) {
-  if (event.type != PERF_TYPE_SOFTWARE) return false;
-  switch (event.config) {
-    case PERF_COUNT_SW_PAGE_FAULTS:
-    case PERF_COUNT_SW_PAGE_FAULTS_MIN:
-    case PERF_COUNT_SW_PAGE_FAULTS_MAJ:
-    case PERF_COUNT_SW_CONTEXT_SWITCHES:
-    case PERF_COUNT_SW_CPU_MIGRATIONS:
-    case PERF_COUNT_SW_CGROUP_SWITCHES:
-    case PERF_COUNT_SW_ALIGNMENT_FAULTS:
-    case PERF_COUNT_SW_EMULATION_FAULTS:
-      return true;
-    default:
-      return false;
-  }
-}
-
 perf_event_attr MakeAttr(const ResolvedEvent& event,
                          const GroupOptions& options, bool leader) {
   perf_event_attr attr;
@@ -113,6 +91,28 @@ std::string SpecList(const std::vector<OpenedEvent>& events) {
 }
 
 }  // namespace
+
+// Software events the kernel takes on the thread's behalf: context switches
+// and migrations happen only in the kernel, and faults taken in kernel mode
+// (a read(2) into fresh pages) are the thread's faults too. With
+// exclude_kernel they would read 0 or miss those; perf stat counts them.
+// The clocks are left alone: they count the thread's time either way.
+bool CountsKernelByDefault(const ResolvedEvent& event) {
+  if (event.type != PERF_TYPE_SOFTWARE) return false;
+  switch (event.config) {
+    case PERF_COUNT_SW_PAGE_FAULTS:
+    case PERF_COUNT_SW_PAGE_FAULTS_MIN:
+    case PERF_COUNT_SW_PAGE_FAULTS_MAJ:
+    case PERF_COUNT_SW_CONTEXT_SWITCHES:
+    case PERF_COUNT_SW_CPU_MIGRATIONS:
+    case PERF_COUNT_SW_CGROUP_SWITCHES:
+    case PERF_COUNT_SW_ALIGNMENT_FAULTS:
+    case PERF_COUNT_SW_EMULATION_FAULTS:
+      return true;
+    default:
+      return false;
+  }
+}
 
 const char* ReadMethodName(ReadMethod m) {
   return m == ReadMethod::kRdpmc ? "rdpmc" : "read";

@@ -152,6 +152,11 @@ class CounterGroup {
   std::array<uint64_t, GroupReadWords(kMaxGroupEvents)> read_buf_{};
 };
 
+// True for software events the kernel takes on the thread's behalf (page
+// faults, context switches, migrations, alignment and emulation faults):
+// without a :u/:k modifier they count the kernel too, as perf stat does.
+bool CountsKernelByDefault(const ResolvedEvent& event);
+
 // Counts between `start` and `stop` for a group of `size` events.
 GroupDelta Delta(const GroupSnapshot& start, const GroupSnapshot& stop,
                  int size);

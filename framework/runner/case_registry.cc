@@ -22,6 +22,11 @@ const Case* AddCase(CaseRequest request, CaseBody body) {
   return Cases().back().get();
 }
 
+void SetCaseFamily(const Case& registered,
+                   benchmark::internal::Benchmark* family) {
+  Cases()[registered.index]->family = family;
+}
+
 std::vector<const Case*> RegisteredCases() {
   std::vector<const Case*> cases;
   for (const auto& c : Cases()) cases.push_back(c.get());

@@ -5,6 +5,8 @@
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_CASE_REGISTRY_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_CASE_REGISTRY_H_
 
+#include <benchmark/benchmark.h>
+
 #include <functional>
 #include <vector>
 
@@ -23,12 +25,19 @@ struct Case {
   CaseRequest request;  // name, file and the case's own event list
   CaseBody body;
   int index = 0;        // position in registration order
+  // What Google Benchmark registered for it (the profiling pass re-runs
+  // the case through it); null until registration finishes.
+  benchmark::internal::Benchmark* family = nullptr;
 };
 
 // Adds a case (from static initializers: the registry is function-local, so
 // it is constructed whichever translation unit registers first). The pointer
 // stays valid for the life of the process.
 const Case* AddCase(CaseRequest request, CaseBody body);
+
+// Records what Google Benchmark registered for `registered`.
+void SetCaseFamily(const Case& registered,
+                   benchmark::internal::Benchmark* family);
 
 // Every PMU case registered so far, in registration order.
 std::vector<const Case*> RegisteredCases();

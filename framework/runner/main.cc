@@ -18,16 +18,21 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 #include "framework/perf/event_spec.h"
 #include "framework/perf/pmu.h"
+#include "framework/perf/symbolizer.h"
+#include "framework/runner/atomic_file.h"
 #include "framework/runner/benchmark_flags.h"
 #include "framework/runner/build_info.h"
 #include "framework/runner/captured_reporter.h"
 #include "framework/runner/command_line.h"
 #include "framework/runner/console_reporter.h"
 #include "framework/runner/output_file.h"
+#include "framework/runner/profile_json.h"
+#include "framework/runner/profile_pass.h"
 #include "framework/runner/run_main.h"
 #include "framework/runner/session.h"
 
@@ -44,12 +49,24 @@ ABSL_FLAG(bool, pmubench_no_rdpmc, false,
           "Read counters with read(2) even where rdpmc is allowed.");
 ABSL_FLAG(bool, pmubench_list_events, false,
           "Print the event names this machine accepts and exit.");
+ABSL_FLAG(std::string, pmubench_profile, "",
+          "EVENT[@PERIOD]: after each case's measured runs, run it once more "
+          "(one batch of the measured iteration count, not timed) sampling "
+          "EVENT every PERIOD events, and print its top functions: "
+          "cpu-clock@10000 (ns), page-faults@1, instructions@100000.");
+ABSL_FLAG(bool, pmubench_profile_callchain, false,
+          "With --pmubench_profile: record call chains (for folded stacks).");
+ABSL_FLAG(std::string, pmubench_profile_out, "",
+          "With --pmubench_profile_callchain: write folded stacks "
+          "(\"case;outer;...;inner count\" lines, as flame graph tools read "
+          "them) to this file.");
 
 namespace {
 
 const std::vector<std::string>& OwnFlags() {
   static const auto* flags = new std::vector<std::string>{
-      "counters", "pmubench_no_rdpmc", "pmubench_list_events"};
+      "counters", "pmubench_no_rdpmc", "pmubench_list_events",
+      "pmubench_profile", "pmubench_profile_callchain", "pmubench_profile_out"};
   return *flags;
 }
 
@@ -96,14 +113,17 @@ int ListEvents(std::string_view program) {
 std::unique_ptr<benchmark::BenchmarkReporter> DisplayReporter(
     std::string_view format,
     benchmark::ConsoleReporter::OutputOptions console_options,
-    const pmubench::SessionInfo& session) {
+    const pmubench::SessionInfo& session,
+    const pmubench::ProfileStore* profiles) {
   if (format == "console") {
     return std::make_unique<pmubench::PmuConsoleReporter>(console_options,
                                                           session);
   }
   if (format != "json") return nullptr;
   return std::make_unique<pmubench::CapturedReporter>(
-      std::make_unique<benchmark::JSONReporter>(), /*strict_json=*/true,
+      std::make_unique<pmubench::ProfileJsonReporter>(
+          std::make_unique<benchmark::JSONReporter>(), profiles),
+      /*strict_json=*/true,
       [](std::string_view text) { std::cout << text << std::flush; });
 }
 
@@ -119,6 +139,56 @@ int CommitOutput(std::string_view program, pmubench::OutputFile& output_file) {
               << " was not written: no benchmark run was reported\n";
   }
   return 0;
+}
+
+// With --pmubench_profile: the display reporter wrapped in the profiling
+// pass (nullptr without the flag). csv has no display reporter of ours: the
+// profile then goes to stderr through a console reporter for stdout's sake.
+absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> MaybeProfile(
+    const char* argv0, std::string_view format,
+    std::unique_ptr<benchmark::BenchmarkReporter>& display,
+    pmubench::ProfileStore* profiles) {
+  const std::string flag = absl::GetFlag(FLAGS_pmubench_profile);
+  const std::string out = absl::GetFlag(FLAGS_pmubench_profile_out);
+  const bool callchain = absl::GetFlag(FLAGS_pmubench_profile_callchain);
+  if (flag.empty()) {
+    if (!out.empty() || callchain) {
+      return absl::InvalidArgumentError(
+          "--pmubench_profile_out and --pmubench_profile_callchain need "
+          "--pmubench_profile=EVENT[@PERIOD], e.g. cpu-clock@10000");
+    }
+    return nullptr;
+  }
+  if (!out.empty() && !callchain) {
+    return absl::InvalidArgumentError(
+        "--pmubench_profile_out writes folded call stacks: add "
+        "--pmubench_profile_callchain");
+  }
+  if (display == nullptr) return nullptr;  // csv: no profile
+  absl::StatusOr<pmubench::perf::PmuRegistry> pmus =
+      pmubench::perf::PmuRegistry::Load();
+  if (!pmus.ok()) return pmus.status();
+  absl::StatusOr<pmubench::ProfileConfig> config =
+      pmubench::ParseProfileFlag(flag, *pmus);
+  if (!config.ok()) return config.status();
+  config->callchain = callchain;
+  pmubench::perf::InitializeSymbolizer(argv0);
+  return std::make_unique<pmubench::ProfilingReporter>(
+      std::move(display), *std::move(config), format == "console", profiles);
+}
+
+// --pmubench_profile_out: the folded stacks of every profiled case.
+absl::Status WriteFolded(benchmark::BenchmarkReporter* display) {
+  const std::string path = absl::GetFlag(FLAGS_pmubench_profile_out);
+  auto* profiling = dynamic_cast<pmubench::ProfilingReporter*>(display);
+  if (path.empty() || profiling == nullptr) return absl::OkStatus();
+  std::string text;
+  for (const auto& [stack, n] : profiling->folded()) {
+    absl::StrAppend(&text, stack, " ", n, "\n");
+  }
+  pmubench::AtomicFile file;
+  if (absl::Status s = file.Open(path); !s.ok()) return s;
+  return file.Commit(text);
 }
 
 }  // namespace
@@ -139,7 +209,14 @@ int pmubench::RunMain(int argc, char** argv) {
       ConsoleOptions(argc, argv);
 
   std::vector<char*> args(argv, argv + argc);
+  // Filled by the profiling pass; empty (JSON unchanged) without it.
+  pmubench::ProfileStore profiles;
   pmubench::OutputFile output_file;
+  output_file.set_json_wrapper(
+      [&profiles](std::unique_ptr<benchmark::BenchmarkReporter> json) {
+        return std::make_unique<pmubench::ProfileJsonReporter>(std::move(json),
+                                                               &profiles);
+      });
   if (absl::Status s = output_file.Prepare(&args); !s.ok()) {
     return BadInput(program, s.message());
   }
@@ -168,10 +245,18 @@ int pmubench::RunMain(int argc, char** argv) {
   pmubench::ReportCaseBuild(std::cerr);
 
   std::unique_ptr<benchmark::BenchmarkReporter> display =
-      DisplayReporter(format, console_options, *session);
+      DisplayReporter(format, console_options, *session, &profiles);
+  absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> profiling =
+      MaybeProfile(argv[0], format, display, &profiles);
+  if (!profiling.ok()) return BadInput(program, profiling.status().message());
+  if (*profiling != nullptr) display = *std::move(profiling);
   const size_t ran =
       benchmark::RunSpecifiedBenchmarks(display.get(), output_file.reporter());
   benchmark::Shutdown();
+  if (absl::Status s = WriteFolded(display.get()); !s.ok()) {
+    std::cerr << program << ": error: " << s.message() << "\n";
+    return 1;
+  }
   if (ran == 0) {
     // Google Benchmark has said why (no match, or a bad --benchmark_filter);
     // an empty --benchmark_out file would not be a run.

@@ -47,8 +47,11 @@ absl::Status OutputFile::Prepare(std::vector<char*>* args) {
   const std::string format =
       FlagOrEnv(argc, args->data(), "benchmark_out_format")
           .value_or("json");
+  std::unique_ptr<benchmark::BenchmarkReporter> inner =
+      ReporterForFormat(format);
+  if (format == "json" && json_wrapper_) inner = json_wrapper_(std::move(inner));
   reporter_ = std::make_unique<CapturedReporter>(
-      ReporterForFormat(format), format == "json",
+      std::move(inner), format == "json",
       [this](std::string_view text) { content_.append(text); });
   return absl::OkStatus();
 }

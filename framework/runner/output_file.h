@@ -18,6 +18,7 @@
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_OUTPUT_FILE_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_OUTPUT_FILE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ class OutputFile {
   // are used.
   absl::Status Prepare(std::vector<char*>* args);
 
+  // Before Prepare: wraps the JSON reporter the file is written by (the
+  // profile fields of profile_json.h).
+  using Wrapper = std::function<std::unique_ptr<benchmark::BenchmarkReporter>(
+      std::unique_ptr<benchmark::BenchmarkReporter>)>;
+  void set_json_wrapper(Wrapper wrap) { json_wrapper_ = std::move(wrap); }
+
   // The reporter to pass to RunSpecifiedBenchmarks as the file reporter, or
   // nullptr when no file was requested.
   benchmark::BenchmarkReporter* reporter() { return reporter_.get(); }
@@ -56,6 +63,7 @@ class OutputFile {
   std::string content_;
   std::unique_ptr<CapturedReporter> reporter_;
   std::string rewritten_arg_;
+  Wrapper json_wrapper_;
 };
 
 }  // namespace pmubench

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "framework/runner/case_runner.h"
+#include "framework/runner/profile_pass.h"
 
 namespace pmubench::internal {
 
@@ -14,10 +15,14 @@ benchmark::internal::Benchmark* RegisterCase(const char* name, CaseBody body,
   request.file = file == nullptr ? "" : file;
   request.counters = counters == nullptr ? "" : counters;
   const Case* pmu_case = AddCase(std::move(request), std::move(body));
-  return benchmark::RegisterBenchmark(
+  benchmark::internal::Benchmark* family = benchmark::RegisterBenchmark(
       name, [pmu_case](benchmark::State& gb_state) {
+        // Samples only while --pmubench_profile's pass re-runs the case.
+        ProfiledBatch profiled(gb_state.thread_index());
         CaseRunner::RunBatch(gb_state, *pmu_case);
       });
+  SetCaseFamily(*pmu_case, family);
+  return family;
 }
 
 }  // namespace pmubench::internal

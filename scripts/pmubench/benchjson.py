@@ -36,6 +36,10 @@ STRUCTURAL_FIELDS = frozenset({
     "error_message", "label", "big_o", "rms", "cpu_coefficient",
     "real_coefficient", "complexity_n",
 })
+# pmubench's --pmubench_profile fields (pmubench_profile: a list of
+# {symbol, samples, share}; pmubench_profile_samples, ...): facts of the
+# untimed profiling pass, not metrics of the measured run.
+PROFILE_FIELD_PREFIX = "pmubench_profile"
 
 TIME_METRICS = ("real_time", "cpu_time")
 RATE_METRICS = ("items_per_second", "bytes_per_second")
@@ -272,7 +276,7 @@ def parse_run(obj: Any, path: str, index: int) -> Run | None:
     if run.failed:
         return run  # a failed run's numbers are zeros, not measurements
     for key, value in obj.items():
-        if key in STRUCTURAL_FIELDS:
+        if key in STRUCTURAL_FIELDS or key.startswith(PROFILE_FIELD_PREFIX):
             continue
         if (run.aggregate_name == "cv" and isinstance(value, float)
                 and math.isnan(value)):

@@ -53,6 +53,18 @@ def test_cv_of_a_zero_counter_is_dropped_not_an_error(tmp_path):
     assert cv.metrics["real_time"] == 2.0
 
 
+def test_profile_fields_are_not_metrics(tmp_path):
+    # --pmubench_profile adds a list and counts of the untimed profiling pass.
+    run = _run(**{"page-faults": 4.0,
+                  "pmubench_profile": [{"symbol": "F()", "samples": 3, "share": 1.0}],
+                  "pmubench_profile_event": "page-faults@1",
+                  "pmubench_profile_samples": 3,
+                  "pmubench_profile_lost_samples": 0,
+                  "pmubench_profile_throttles": 0})
+    bench = benchjson.load(_write(tmp_path, {"benchmarks": [run]}))
+    assert set(bench.runs[0].metrics) == {"real_time", "cpu_time", "page-faults"}
+
+
 @pytest.mark.parametrize("value", [float("nan"), float("inf")])
 def test_nan_or_inf_in_a_measurement_names_file_run_and_field(tmp_path, value):
     path = _write(tmp_path, {"benchmarks": [_run(real_time=value)]})

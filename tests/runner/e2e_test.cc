@@ -529,6 +529,49 @@ TEST_F(E2eTest, FileAndStdoutJsonAreStrictWithAZeroCounter) {
   }
 }
 
+// --pmubench_profile: BM_TouchPages faults 4 fresh pages per iteration and
+// nothing else, so page-faults@1 gives exactly 4 x 64 samples, all in it.
+TEST_F(E2eTest, PageFaultProfileIsExactAndAllInTouchPages) {
+  const std::string folded = dir_ + "/folded.txt";
+  Result r = RunCases(
+      "--benchmark_filter=BM_TouchPages --pmubench_profile=page-faults@1 "
+      "--pmubench_profile_callchain --pmubench_profile_out='" + folded + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("profile page-faults@1: 256 samples"));
+  EXPECT_THAT(r.out, HasSubstr("100.00%      256  (anonymous namespace)::"
+                               "BM_TouchPages()"));
+  EXPECT_THAT(r.out, Not(HasSubstr("LOST")));
+  // The measured run is reported as without the flag.
+  EXPECT_THAT(r.out, HasSubstr("page-faults=4 "));
+  EXPECT_THAT(ReadFile(folded),
+              HasSubstr("BM_TouchPages/4/iterations:64;"));
+}
+
+TEST_F(E2eTest, ProfileIsAFieldOfTheJsonRun) {
+  const std::string json = dir_ + "/out.json";
+  Result r = RunCases(
+      "--benchmark_filter=BM_TouchPages --pmubench_profile=page-faults@1 "
+      "--benchmark_out='" + json + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = ReadFile(json);
+  EXPECT_THAT(text, HasSubstr("\"pmubench_profile\": [{\"symbol\": "
+                              "\"(anonymous namespace)::BM_TouchPages()\", "
+                              "\"samples\": 256, \"share\": 1.000000}]"));
+  EXPECT_THAT(text, HasSubstr("\"pmubench_profile_event\": \"page-faults@1\""));
+  EXPECT_THAT(text, HasSubstr("\"pmubench_profile_samples\": 256,"));
+  EXPECT_THAT(text, HasSubstr("\"pmubench_profile_lost_samples\": 0,"));
+}
+
+TEST_F(E2eTest, BadProfileFlagsExitTwo) {
+  EXPECT_EQ(RunCases("--pmubench_profile=page-faults@0").exit_code, 2);
+  EXPECT_EQ(RunCases("--pmubench_profile=page-faults@x").exit_code, 2);
+  EXPECT_EQ(RunCases("--pmubench_profile=no-such-event").exit_code, 2);
+  Result r = RunCases(
+      "--pmubench_profile=page-faults --pmubench_profile_out=/tmp/x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--pmubench_profile_callchain"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

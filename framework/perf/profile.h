@@ -1,0 +1,54 @@
+// Profile: samples of one sampling run grouped per function, the top
+// functions with their share, and (with callchains) folded stacks, the
+// "outer;...;inner count" lines flame graph tools read.
+//
+//   ProfileBuilder builder;
+//   sampler.Drain([&](const ParsedRecord& r) { builder.Add(r); });
+//   Profile p = builder.Finish(sampler.tally(), /*top=*/10);
+#ifndef PMUBENCH_FRAMEWORK_PERF_PROFILE_H_
+#define PMUBENCH_FRAMEWORK_PERF_PROFILE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "framework/perf/perf_record.h"
+#include "framework/perf/sampler.h"
+#include "framework/perf/symbolizer.h"
+
+namespace pmubench::perf {
+
+struct FunctionSamples {
+  std::string symbol;
+  uint64_t samples = 0;
+  double share = 0;  // samples / all samples
+};
+
+struct Profile {
+  uint64_t samples = 0;
+  uint64_t period_sum = 0;   // events the samples represent (PERF_SAMPLE_PERIOD)
+  SampleTally tally;
+  std::vector<FunctionSamples> top;  // most samples first, then by name
+  std::map<std::string, uint64_t> folded;  // stack -> samples (callchains)
+};
+
+class ProfileBuilder {
+ public:
+  void Add(const ParsedRecord& sample);
+  // The `top_n` functions with most samples (all when 0).
+  Profile Finish(const SampleTally& tally, size_t top_n);
+
+ private:
+  std::string FoldedStack(const ParsedRecord& sample);
+
+  Symbolizer symbols_;
+  std::map<std::string, uint64_t> per_function_;
+  std::map<std::string, uint64_t> folded_;
+  uint64_t samples_ = 0;
+  uint64_t period_sum_ = 0;
+};
+
+}  // namespace pmubench::perf
+
+#endif  // PMUBENCH_FRAMEWORK_PERF_PROFILE_H_

@@ -1,0 +1,162 @@
+#include "framework/perf/sampler.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+
+#include "framework/perf/event_spec.h"
+#include "framework/perf/pmu.h"
+#include "framework/perf/profile.h"
+#include "gtest/gtest.h"
+#include "tests/perf/perf_permitted.h"
+
+namespace pmubench::perf {
+namespace {
+
+const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+
+// Fresh anonymous memory without transparent huge pages: one write per page
+// is exactly one minor fault.
+char* MapFresh(size_t pages) {
+  void* p = mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) std::abort();
+  madvise(p, pages * kPage, MADV_NOHUGEPAGE);
+  return static_cast<char*>(p);
+}
+
+// The only code that faults. Not ASan-instrumented: its shadow reads would
+// fault too.
+__attribute__((noinline, no_sanitize("address"))) void TouchPages(char* base,
+                                                                   size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    *static_cast<volatile char*>(base + i * kPage) = 1;
+  }
+}
+
+// Two loops of the same body (distinct constants so identical-code folding
+// cannot merge them), run 3:1.
+__attribute__((noinline, noclone)) uint64_t SpinThree(uint64_t n) {
+  uint64_t x = 1;
+  for (uint64_t i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    asm volatile("" : "+r"(x));
+  }
+  return x;
+}
+__attribute__((noinline, noclone)) uint64_t SpinOne(uint64_t n) {
+  uint64_t x = 3;
+  for (uint64_t i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963409ull;
+    asm volatile("" : "+r"(x));
+  }
+  return x;
+}
+
+ResolvedEvent Event(const char* spec) {
+  absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load();
+  EXPECT_TRUE(pmus.ok()) << pmus.status();
+  absl::StatusOr<ResolvedEvent> e = ResolveEvent(spec, *pmus);
+  EXPECT_TRUE(e.ok()) << e.status();
+  return *e;
+}
+
+class SamplerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
+    InitializeSymbolizer("/proc/self/exe");
+  }
+};
+
+TEST_F(SamplerTest, EveryPageFaultSampleIsInTouchPages) {
+  constexpr size_t kPages = 64, kIterations = 10;
+  std::vector<char*> regions;
+  for (size_t i = 0; i < kIterations; ++i) regions.push_back(MapFresh(kPages));
+  SamplerOptions opts;
+  opts.period = 1;
+  absl::StatusOr<Sampler> s = Sampler::Open(Event("page-faults"), opts);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_TRUE(s->Enable().ok());
+  for (char* r : regions) TouchPages(r, kPages);
+  ASSERT_TRUE(s->Disable().ok());
+  ProfileBuilder builder;
+  s->Drain([&](const ParsedRecord& r) { builder.Add(r); });
+  Profile p = builder.Finish(s->tally(), 0);
+  EXPECT_EQ(p.samples, kPages * kIterations);
+  EXPECT_EQ(p.tally.lost_samples, 0u);
+  ASSERT_FALSE(p.top.empty());
+  EXPECT_NE(p.top[0].symbol.find("TouchPages"), std::string::npos)
+      << p.top[0].symbol;
+  EXPECT_EQ(p.top[0].samples, kPages * kIterations);
+  EXPECT_DOUBLE_EQ(p.top[0].share, 1.0);
+  for (char* r : regions) munmap(r, kPages * kPage);
+}
+
+TEST_F(SamplerTest, CpuClockSharesFollowTheLoopRatio) {
+  SamplerOptions opts;
+  opts.period = 100000;  // cpu-clock counts ns: one sample per 100 us
+  absl::StatusOr<Sampler> s = Sampler::Open(Event("cpu-clock"), opts);
+  ASSERT_TRUE(s.ok()) << s.status();
+  uint64_t sink = 0;
+  ASSERT_TRUE(s->Enable().ok());
+  for (int round = 0; round < 8; ++round) {
+    sink += SpinThree(30'000'000);
+    sink += SpinOne(10'000'000);
+  }
+  ASSERT_TRUE(s->Disable().ok());
+  ProfileBuilder builder;
+  s->Drain([&](const ParsedRecord& r) { builder.Add(r); });
+  Profile p = builder.Finish(s->tally(), 0);
+  uint64_t three = 0, one = 0;
+  for (const FunctionSamples& f : p.top) {
+    if (f.symbol.find("SpinThree") != std::string::npos) three = f.samples;
+    if (f.symbol.find("SpinOne") != std::string::npos) one = f.samples;
+  }
+  ASSERT_GT(one, 50u) << "too few samples to compare (sink " << sink << ")";
+  const double ratio = static_cast<double>(three) / static_cast<double>(one);
+  EXPECT_GT(ratio, 2.3);
+  EXPECT_LT(ratio, 3.9);
+  EXPECT_GT(three + one, p.samples * 9 / 10);  // the loops are the time
+}
+
+// One data page holds ~100 samples; 2000 faults overflow it. The kernel
+// counts what it drops and writes PERF_RECORD_LOST once space frees up.
+TEST_F(SamplerTest, TinyRingReportsLostSamplesInsteadOfHanging) {
+  constexpr size_t kPages = 2000;
+  char* region = MapFresh(kPages + 1);
+  SamplerOptions opts;
+  opts.period = 1;
+  opts.ring_pages_log2 = 0;
+  absl::StatusOr<Sampler> s = Sampler::Open(Event("page-faults"), opts);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_TRUE(s->Enable().ok());
+  TouchPages(region, kPages);
+  s->Drain([](const ParsedRecord&) {});
+  TouchPages(region + kPages * kPage, 1);  // room now: LOST, then this one
+  ASSERT_TRUE(s->Disable().ok());
+  s->Drain([](const ParsedRecord&) {});
+  const SampleTally& t = s->tally();
+  EXPECT_GE(t.lost_records, 1u);
+  EXPECT_GT(t.lost_samples, 0u);
+  // Every fault is either sampled or counted lost; the first Drain's reads
+  // of the ring's own pages (mapped on first touch) may fault too.
+  EXPECT_GE(t.samples + t.lost_samples, kPages + 1);
+  EXPECT_LE(t.samples + t.lost_samples, kPages + 3);
+  EXPECT_LT(t.samples, kPages / 4);  // the ring really was too small
+  EXPECT_EQ(t.malformed, 0u);
+  munmap(region, (kPages + 1) * kPage);
+}
+
+TEST_F(SamplerTest, ZeroPeriodIsRefusedWithTheSpelling) {
+  SamplerOptions opts;
+  opts.period = 0;
+  absl::StatusOr<Sampler> s = Sampler::Open(Event("cpu-clock"), opts);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("cpu-clock@1000"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pmubench::perf
