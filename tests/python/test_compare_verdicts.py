@@ -102,3 +102,17 @@ def test_notes_name_context_differences_and_noisy_metrics(fixture_path):
     assert any(n.startswith("real_time: the baseline's repetitions spread by") for n in spread)
     calm = cmp.compare(base, base, [thresholds.parse_override("real_time=1000")]).notes
     assert not any(n.startswith("real_time:") for n in calm)
+
+
+def test_small_samples_gate_only_deterministic_metrics():
+    # 3 vs 3 completely separated, +10%: chance alone gives that in 1 of 10
+    # pairs of samples of a noisy metric, so only instructions are gated.
+    base, cont = [100.0, 101.0, 102.0], [110.0, 111.0, 112.0]
+    for noisy in ("real_time", "cpu_time", "task-clock", "cycles", "cache-misses"):
+        assert _judge(base, cont, noisy) == (cmp.NOT_GATED, cmp.FEW_REPS), noisy
+        assert _judge([100.0], [150.0], noisy, source=matching.SINGLE_RUN) == (
+            cmp.NOT_GATED, cmp.THRESHOLD_ONLY), noisy
+    assert _judge(base, cont, "instructions:u") == (cmp.REGRESSION, cmp.FEW_REPS)
+    # With enough repetitions for the test, times are gated again.
+    assert _judge([100.0, 101.0, 102.0, 100.5, 101.5],
+                  [120.0, 121.0, 122.0, 120.5, 121.5], "real_time")[0] == cmp.REGRESSION

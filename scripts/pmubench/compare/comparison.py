@@ -21,6 +21,14 @@ verdict reached in one of three modes:
   aggregates-only file): the change of the centers against the threshold,
   nothing more.
 
+Only deterministic metrics (instructions, branches, page faults: the
+"deterministic" class of thresholds.py) are gated in the last two modes.
+Times, cycles and cache misses are "not gated" there: on a loaded machine
+they move by more than their threshold between two runs of the same binary,
+and with 3 vs 3 complete separation happens by chance in 1 pair of samples
+in 10, so over a suite of a hundred rows an unchanged binary "regressed"
+dozens of times (an A/A run of the suite: README, "Comparing two runs").
+
 In every mode a change smaller than the metric's floor (an absolute amount
 per iteration, thresholds.py) is no change. Metrics without a threshold
 ("info" class: context switches, migrations, running fraction) get the
@@ -49,6 +57,9 @@ NO_CHANGE = "no significant change"
 NOT_GATED = "not gated"
 
 U_TEST = "u-test"
+# Metric classes (thresholds.CLASSES) whose value is set by the code, not the
+# machine: the only ones a sample too small for the test may gate.
+DETERMINISTIC_CLASSES = ("deterministic",)
 FEW_REPS = "few reps"
 THRESHOLD_ONLY = "threshold only"
 
@@ -156,7 +167,8 @@ def judge(baseline: Side, contender: Side, threshold: thresholds.Threshold,
     else:
         mode = THRESHOLD_ONLY
         evidence = True
-    if threshold.pct is None:
+    if threshold.pct is None or (mode != U_TEST and
+                                 threshold.metric_class not in DETERMINISTIC_CLASSES):
         verdict = NOT_GATED
     elif (abs(change) * 100.0 > threshold.pct and evidence and
           abs(contender.center - baseline.center) >= threshold.floor):
