@@ -577,7 +577,6 @@ TEST_F(SessionTest, DefaultIsHardwareSetWithPmu) {
                     "missing";
   }
   const SessionInfo info = PrepareOrDie({});
-  EXPECT_TRUE(info.notice.empty()) << info.notice;
   const std::vector<BenchRun> runs =
       RunMatching("^(BM_TouchPages/8/|BM_HardwareOwn)");
   ASSERT_EQ(runs.size(), 2u);
@@ -585,9 +584,18 @@ TEST_F(SessionTest, DefaultIsHardwareSetWithPmu) {
   const BenchRun* own = FindRun(runs, "BM_HardwareOwn/iterations:1000");
   ASSERT_NE(touch, nullptr);
   ASSERT_NE(own, nullptr);
-  for (const char* name : {"cycles", "instructions", "branches",
-                           "branch-misses", "IPC", "branch-miss-ratio"}) {
+  for (const char* name : {"cycles", "instructions", "IPC"}) {
     EXPECT_EQ(touch->counters.count(name), 1u) << name;
+  }
+  // A PMU without branch events (arm64 under QEMU) drops them from the
+  // default set and says so; otherwise they are counted and nothing is said.
+  for (const char* name : {"branches", "branch-misses"}) {
+    if (touch->counters.count(name) == 0) {
+      EXPECT_THAT(info.notice, HasSubstr(name)) << "dropped without a word";
+    }
+  }
+  if (touch->counters.count("branches") == 1) {
+    EXPECT_TRUE(info.notice.empty()) << info.notice;
   }
   // x = x * 3 + 1 plus the loop: a handful of instructions per iteration.
   EXPECT_GT(CounterOf(*own, "instructions"), 2.0);

@@ -116,9 +116,21 @@ double JsonRunField(const std::string& json, const std::string& name,
   return std::strtod(json.c_str() + at + field.size() + 4, nullptr);
 }
 
+// A core PMU under sysfs: x86 "cpu"/"cpu_core", arm64 "armv8_*"/"armv9_*".
 bool HasHardwarePmu() {
-  return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
-         access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
+  if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+      access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0) {
+    return true;
+  }
+  DIR* dir = opendir("/sys/bus/event_source/devices");
+  if (dir == nullptr) return false;
+  bool found = false;
+  while (const dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    found = found || name.rfind("armv8_", 0) == 0 || name.rfind("armv9_", 0) == 0;
+  }
+  closedir(dir);
+  return found;
 }
 
 constexpr char kSoftware[] = "task-clock,page-faults,context-switches";
@@ -534,7 +546,8 @@ TEST_F(E2eTest, FileAndStdoutJsonAreStrictWithAZeroCounter) {
 TEST_F(E2eTest, PageFaultProfileIsExactAndAllInTouchPages) {
   const std::string folded = dir_ + "/folded.txt";
   Result r = RunCases(
-      "--benchmark_filter=BM_TouchPages --pmubench_profile=page-faults@1 "
+      "--benchmark_filter=BM_TouchPages --counters=page-faults "
+      "--pmubench_profile=page-faults@1 "
       "--pmubench_profile_callchain --pmubench_profile_out='" + folded + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("profile page-faults@1: 256 samples"));
