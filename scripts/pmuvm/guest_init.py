@@ -33,6 +33,12 @@ def script(nonce: str, workdir: str, argv: list[str], want_out: bool) -> str:
     sysctls = "\n".join(
         f"sysctl -w {key}={value} >/dev/null || fail 'sysctl {key}={value}'"
         for key, value in SYSCTLS)
+    # A tmpfs on /tmp would hide a repository that lives under /tmp (CI's
+    # clone may); the initramfs root is writable, so /tmp is then kept as is.
+    if workdir == "/tmp" or workdir.startswith("/tmp/"):
+        tmp_setup = "mkdir -p /tmp || fail 'mkdir /tmp'"
+    else:
+        tmp_setup = "mount -t tmpfs tmpfs /tmp || fail 'mount /tmp'"
     out_transfer = ""
     if want_out:
         out_transfer = f"""echo '{mark}:out-begin'
@@ -46,7 +52,7 @@ fail() {{ echo "{mark}:setup-failed $1"; poweroff -f; }}
 mount -t proc proc /proc || fail 'mount /proc'
 mount -t sysfs sysfs /sys || fail 'mount /sys'
 mount -t devtmpfs devtmpfs /dev || fail 'mount /dev'
-mount -t tmpfs tmpfs /tmp || fail 'mount /tmp'
+{tmp_setup}
 {sysctls}
 mkdir -p "$PMU_VM_OUT" && cd {shlex.quote(workdir)} || fail 'cd {workdir}'
 mkfifo /tmp/.pmu-vm-stderr || fail 'mkfifo'

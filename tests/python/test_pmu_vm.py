@@ -321,3 +321,12 @@ def test_test_script_frames_each_binary_and_the_accuracy_run():
     assert "--counters=instructions" in script
     assert '$PMU_VM_OUT/accuracy.json' in script
     subprocess.run(["sh", "-n"], input=script.encode(), check=True)
+
+
+def test_a_repository_under_tmp_is_not_hidden_by_a_tmpfs():
+    from pmuvm import guest_init
+    under_tmp = guest_init.script("n", "/tmp/clone", ["true"], want_out=False)
+    assert "mount -t tmpfs tmpfs /tmp" not in under_tmp
+    assert "cd /tmp/clone" in under_tmp
+    elsewhere = guest_init.script("n", "/work/main", ["true"], want_out=False)
+    assert "mount -t tmpfs tmpfs /tmp" in elsewhere
