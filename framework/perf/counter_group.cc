@@ -29,24 +29,11 @@ ScopedFd PerfEventOpen(perf_event_attr* attr, int group_fd) {
 
 perf_event_attr MakeAttr(const ResolvedEvent& event,
                          const GroupOptions& options, bool leader) {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof(attr));
-  attr.size = sizeof(attr);
-  attr.type = event.type;
-  attr.config = event.config;
-  attr.config1 = event.config1;
-  attr.config2 = event.config2;
+  perf_event_attr attr = EventAttr(event, options.exclude_kernel);
   attr.read_format = kGroupReadFormat;
   // Members follow the leader: only the leader is disabled at open and pinned.
   attr.disabled = leader ? 1 : 0;
   attr.pinned = leader && options.pinned ? 1 : 0;
-  if (event.modifiers.explicit_) {
-    attr.exclude_user = event.modifiers.user ? 0 : 1;
-    attr.exclude_kernel = event.modifiers.kernel ? 0 : 1;
-  } else {
-    attr.exclude_kernel =
-        options.exclude_kernel && !CountsKernelByDefault(event) ? 1 : 0;
-  }
   attr.exclude_hv = options.exclude_hv ? 1 : 0;
   return attr;
 }
@@ -97,6 +84,25 @@ std::string SpecList(const std::vector<OpenedEvent>& events) {
 // (a read(2) into fresh pages) are the thread's faults too. With
 // exclude_kernel they would read 0 or miss those; perf stat counts them.
 // The clocks are left alone: they count the thread's time either way.
+perf_event_attr EventAttr(const ResolvedEvent& event,
+                          bool exclude_kernel_default) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof(attr));
+  attr.size = sizeof(attr);
+  attr.type = event.type;
+  attr.config = event.config;
+  attr.config1 = event.config1;
+  attr.config2 = event.config2;
+  if (event.modifiers.explicit_) {
+    attr.exclude_user = event.modifiers.user ? 0 : 1;
+    attr.exclude_kernel = event.modifiers.kernel ? 0 : 1;
+  } else {
+    attr.exclude_kernel =
+        exclude_kernel_default && !CountsKernelByDefault(event) ? 1 : 0;
+  }
+  return attr;
+}
+
 bool CountsKernelByDefault(const ResolvedEvent& event) {
   if (event.type != PERF_TYPE_SOFTWARE) return false;
   switch (event.config) {

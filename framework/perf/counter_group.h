@@ -157,6 +157,13 @@ class CounterGroup {
 // without a :u/:k modifier they count the kernel too, as perf stat does.
 bool CountsKernelByDefault(const ResolvedEvent& event);
 
+// The attr fields every open of `event` shares (counting or sampling): size,
+// type, config words, and exclude_user/exclude_kernel from its :u/:k
+// modifiers, else exclude_kernel = `exclude_kernel_default` unless the event
+// counts the kernel by default. Callers add read_format, sampling, pinning.
+perf_event_attr EventAttr(const ResolvedEvent& event,
+                          bool exclude_kernel_default);
+
 // Counts between `start` and `stop` for a group of `size` events.
 GroupDelta Delta(const GroupSnapshot& start, const GroupSnapshot& stop,
                  int size);

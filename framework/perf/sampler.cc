@@ -17,25 +17,12 @@ namespace {
 
 perf_event_attr SamplingAttr(const ResolvedEvent& event,
                              const SamplerOptions& options) {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof(attr));
-  attr.size = sizeof(attr);
-  attr.type = event.type;
-  attr.config = event.config;
-  attr.config1 = event.config1;
-  attr.config2 = event.config2;
+  perf_event_attr attr = EventAttr(event, options.exclude_kernel);
   attr.sample_period = options.period;
   attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                      PERF_SAMPLE_PERIOD;
   if (options.callchain) attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
   attr.disabled = 1;
-  if (event.modifiers.explicit_) {
-    attr.exclude_user = event.modifiers.user ? 0 : 1;
-    attr.exclude_kernel = event.modifiers.kernel ? 0 : 1;
-  } else {
-    attr.exclude_kernel =
-        options.exclude_kernel && !CountsKernelByDefault(event) ? 1 : 0;
-  }
   attr.exclude_hv = 1;
   // Kernel frames in a user-only profile would be unsymbolizable noise.
   attr.exclude_callchain_kernel = attr.exclude_kernel;
