@@ -14,6 +14,12 @@
 // group in BM_PerfSnapshot_Read/3 (benches/perf_snapshot.cc). The "min"
 // statistic of its repetitions is the cost without noise.
 //
+// Pause1 pauses and resumes every iteration around work that is not timed:
+// the timer stops before the stop snapshot and starts after the start
+// snapshot, so Counted should time like Plain (the snapshots, and what
+// State adds around them, are outside the timed region), while its counts
+// stay exact (the pause pair's own cost is calibrated and subtracted).
+//
 // --counters overrides the Counted cases' events like every other case's.
 #include <cstdint>
 #include <vector>
@@ -104,5 +110,28 @@ PMU_BENCHMARK_WITH_COUNTERS(BM_Overhead_Batch1_Off, "none")
     ->Repetitions(kBatchRepetitions)
     ->ComputeStatistics("min", Min)
     ->ReportAggregatesOnly(true);
+
+// --- pause and resume every iteration ---------------------------------------
+void BM_Overhead_Pause1_Plain(benchmark::State& state) {
+  uint64_t x = 1;
+  for (auto _ : state) {
+    state.PauseTiming();
+    TinyWork(x);
+    state.ResumeTiming();
+    TinyWork(x);
+  }
+}
+BENCHMARK(BM_Overhead_Pause1_Plain);
+
+void BM_Overhead_Pause1_Counted(pmubench::State& state) {
+  uint64_t x = 1;
+  for (auto _ : state) {
+    state.PauseTiming();
+    TinyWork(x);
+    state.ResumeTiming();
+    TinyWork(x);
+  }
+}
+PMU_BENCHMARK_WITH_COUNTERS(BM_Overhead_Pause1_Counted, kSoftwareEvents);
 
 }  // namespace

@@ -1,25 +1,45 @@
 #include "framework/runner/batch_meter.h"
 
+#include <algorithm>
 #include <string>
 
 #include "framework/perf/counter_math.h"
 #include "framework/runner/event_set.h"
+#include "framework/runner/state_calibration.h"
 
 namespace pmubench::internal {
 
-void BatchMeter::Accumulate() noexcept {
+void BatchMeter::Accumulate(SegmentEnd end) noexcept {
   const int size = group_.group.size();
   const perf::GroupDelta delta = perf::Delta(start_, stop_, size);
+  if (sampling_pause_pair_) {
+    sampling_pause_pair_ = false;
+    StateOverhead& overhead = group_.state_overhead;
+    for (int i = 0; i < size; ++i) {
+      overhead.pause_pair[i] = overhead.pause_pair_samples == 0
+                                   ? delta.counts[i]
+                                   : std::min(overhead.pause_pair[i],
+                                              delta.counts[i]);
+    }
+    ++overhead.pause_pair_samples;
+    return;
+  }
   for (int i = 0; i < size; ++i) totals_[i] += delta.counts[i];
   time_enabled_ += delta.time_enabled;
   time_running_ += delta.time_running;
   ++segments_;
+  if (end == SegmentEnd::kPause) ++pauses_;
 }
 
 double BatchMeter::CorrectedTotal(int index) const {
-  // Every segment paid one empty start/stop pair.
-  return perf::SubtractOverhead(totals_[index],
-                                group_.overhead[index] * segments_);
+  const StateOverhead& overhead = group_.state_overhead;
+  const std::optional<EventCounts>& batch =
+      overhead.batch[static_cast<int>(form_)];
+  // A batch of n segments was paused n - 1 times (or n, when it ended
+  // paused): one pause pair each, plus the loop's own start and finish.
+  return perf::SubtractOverhead(
+      totals_[index], (batch.has_value() ? (*batch)[index] : 0.0) +
+                          pauses_ * overhead.pause_pair[index]);
 }
 
 double BatchMeter::ReportedTotal(int index) const {
@@ -39,6 +59,13 @@ std::optional<BatchTotals::Totals> BatchTotals::Arrive(int threads,
 }
 
 void BatchMeter::Report(benchmark::State& gb_state, BatchTotals& shared) {
+  if (ok_ && segments_ > 0 &&
+      !group_.state_overhead.batch[static_cast<int>(form_)].has_value()) {
+    // The first batch of this loop form on the group: the timer has
+    // stopped, so the calibration is not timed.
+    const absl::Status calibrated = CalibrateBatchOverhead(group_, form_);
+    ok_ = calibrated.ok();
+  }
   const bool counted = ok_ && !gb_state.error_occurred() && segments_ > 0;
   BatchTotals::Totals corrected{};
   for (int i = 0; counted && i < group_.group.size(); ++i) {

@@ -1,11 +1,13 @@
 // BatchMeter: the counter side of one batch on one thread. It takes the
-// start/stop snapshots around each timed segment of the batch (one segment,
-// or more when the case uses PauseTiming), sums the deltas, and at the end
+// start/stop snapshots around each counted segment of the batch (one
+// segment, or more when the case uses PauseTiming), sums the deltas, and at
+// the end subtracts what State's own code added (state_overhead.h) and
 // writes per-iteration counts, derived metrics and the running fraction into
 // the batch's benchmark::State counters.
 //
 // Start() and Stop() are the hot path: one CounterGroup::Snapshot each, no
-// allocation, no status. Accumulate() runs after the timer has stopped.
+// allocation, no status. Accumulate() runs after the snapshot, outside the
+// counted window.
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_BATCH_METER_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_BATCH_METER_H_
 
@@ -17,6 +19,7 @@
 #include <optional>
 
 #include "framework/perf/counter_group.h"
+#include "framework/runner/state_overhead.h"
 #include "framework/runner/thread_groups.h"
 
 namespace pmubench::internal {
@@ -47,16 +50,36 @@ class BatchMeter {
   // owned, outlives the meter.
   explicit BatchMeter(ThreadGroup& group) noexcept : group_(group) {}
 
+  // Before Start(): which loop drives the batch (its fixed cost differs).
+  void set_form(LoopForm form) noexcept { form_ = form; }
   void Start() noexcept { ok_ &= group_.group.Snapshot(start_); }
   void Stop() noexcept { ok_ &= group_.group.Snapshot(stop_); }
 
-  // Adds the last Start()..Stop() segment to the batch totals.
-  void Accumulate() noexcept;
+  // How the segment that Stop() just ended was ended.
+  enum class SegmentEnd { kFinish, kPause };
+  // Adds the last Start()..Stop() segment to the batch totals, or, between
+  // BeginPausePairSample() and here, to the group's pause-pair calibration
+  // instead (StateOverhead::pause_pair).
+  void Accumulate(SegmentEnd end) noexcept;
 
-  // Cold: after the batch. Arrives at `shared` (every thread of the batch,
-  // also a failed one) and writes into `gb_state.counters`:
-  //   counters[spec]  total minus the calibrated overhead of every segment
-  //                   (never below zero), times the alias's sysfs .scale,
+  // The pause pair is calibrated at the first PauseTiming calls on a group:
+  // true while it has fewer than kPausePairSamples samples and no sample is
+  // being taken.
+  bool WantsPausePairSample() const noexcept {
+    return !sampling_pause_pair_ &&
+           group_.state_overhead.pause_pair_samples < kPausePairSamples;
+  }
+  // The next Start()..Stop() segment is an empty ResumeTiming..PauseTiming
+  // pair: a calibration sample, not part of the batch.
+  void BeginPausePairSample() noexcept { sampling_pause_pair_ = true; }
+
+  // Cold: after the batch (the timer has stopped). Calibrates the batch's
+  // loop form on this group if it is the first of its form here, arrives at
+  // `shared` (every thread of the batch, also a failed one) and writes into
+  // `gb_state.counters`:
+  //   counters[spec]  total minus State's own overhead (the form's batch
+  //                   cost plus one pause pair per PauseTiming; never below
+  //                   zero), times the alias's sysfs .scale,
   //                   kAvgIterations: per iteration;
   //   derived metrics (IPC, *-miss-ratio): the last thread to arrive writes
   //                   the ratio of the corrected totals summed over the
@@ -68,11 +91,18 @@ class BatchMeter {
   // schedule) turns the run into a failed one whose message says why.
   void Report(benchmark::State& gb_state, BatchTotals& shared);
 
-  // Totals after overhead correction, in event-set order (for tests).
+  // Totals as counted, before any correction, in event-set order.
+  double RawTotal(int index) const { return totals_[index]; }
+  // Totals after overhead correction, in event-set order (for tests). Needs
+  // the form's batch overhead calibrated (Report() does it).
   double CorrectedTotal(int index) const;
   // CorrectedTotal times the event's sysfs .scale: what Report() writes.
   double ReportedTotal(int index) const;
   int segments() const { return segments_; }
+  int pauses() const { return pauses_; }
+  LoopForm form() const { return form_; }
+  // False once a snapshot failed (the group went into error state).
+  bool ok() const { return ok_; }
 
  private:
   ThreadGroup& group_;
@@ -82,6 +112,9 @@ class BatchMeter {
   uint64_t time_enabled_ = 0;
   uint64_t time_running_ = 0;
   int segments_ = 0;
+  int pauses_ = 0;
+  LoopForm form_ = LoopForm::kRangeFor;
+  bool sampling_pause_pair_ = false;
   bool ok_ = true;
 };
 

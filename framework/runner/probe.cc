@@ -32,7 +32,7 @@ SetProbe ProbeSet(const EventSet& set) {
   }
   probe.status = (*opened)->group.Health();
   probe.opened = (*opened)->group.events();
-  probe.overhead = (*opened)->overhead;
+  probe.overhead = (*opened)->overhead();
   return probe;
 }
 

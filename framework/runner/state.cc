@@ -2,17 +2,20 @@
 
 namespace pmubench {
 
-bool State::StartBatch() {
+bool State::StartBatch(internal::LoopForm form) {
   if (phase_ != Phase::kNotStarted) return false;
   // KeepRunningBatch(max_iterations) starts the timer and claims the whole
   // batch; it returns false only when an error was set before the loop, in
   // which case Google Benchmark has already finished the batch itself.
-  if (!gb_.KeepRunningBatch(batch_iterations_)) {
+  if (gb_ != nullptr && !gb_->KeepRunningBatch(batch_iterations_)) {
     phase_ = Phase::kFinished;
     return false;
   }
   phase_ = Phase::kRunning;
-  if (meter_ != nullptr) meter_->Start();
+  if (meter_ != nullptr) {
+    meter_->set_form(form);
+    meter_->Start();
+  }
   return true;
 }
 
@@ -23,19 +26,19 @@ void State::FinishBatch() {
   const bool counting = meter_ != nullptr && !paused_;
   if (counting) meter_->Stop();
   // The batch was claimed whole, so this returns false and stops the timer.
-  [[maybe_unused]] const bool more = gb_.KeepRunningBatch(1);
-  if (counting) meter_->Accumulate();
+  if (gb_ != nullptr) static_cast<void>(gb_->KeepRunningBatch(1));
+  if (counting) meter_->Accumulate(internal::BatchMeter::SegmentEnd::kFinish);
 }
 
 void State::FinishAfterBody(const std::string& case_name) {
-  if (!gb_.error_occurred() && phase_ == Phase::kRunning) {
+  if (!gb_->error_occurred() && phase_ == Phase::kRunning) {
     SkipWithError("pmubench: " + case_name +
                   " left its benchmark loop before the end (a `break` or "
                   "`return` inside `for (auto _ : state)`, or a KeepRunning "
                   "loop left before it returned false), so its iteration "
                   "count would be wrong; run the loop to its end, or call "
                   "state.SkipWithError(\"why\") before leaving it");
-  } else if (!gb_.error_occurred() && phase_ == Phase::kNotStarted) {
+  } else if (!gb_->error_occurred() && phase_ == Phase::kNotStarted) {
     SkipWithError("pmubench: " + case_name +
                   " returned without running its benchmark loop; run "
                   "`for (auto _ : state)` (or KeepRunning until it returns "
@@ -47,22 +50,38 @@ void State::FinishAfterBody(const std::string& case_name) {
 void State::PauseTiming() {
   const bool counting =
       meter_ != nullptr && phase_ == Phase::kRunning && !paused_;
-  if (counting) meter_->Stop();
-  gb_.PauseTiming();
-  if (counting) meter_->Accumulate();
+  gb_->PauseTiming();
+  if (counting) {
+    meter_->Stop();
+    meter_->Accumulate(internal::BatchMeter::SegmentEnd::kPause);
+  }
   paused_ = true;
+  if (counting && !sampling_pause_pairs_ && meter_->WantsPausePairSample() &&
+      !gb_->error_occurred()) {
+    SamplePausePairs();
+  }
 }
 
 void State::ResumeTiming() {
-  gb_.ResumeTiming();
   if (meter_ != nullptr && phase_ == Phase::kRunning && paused_) {
     meter_->Start();
   }
+  gb_->ResumeTiming();
   paused_ = false;
 }
 
+void State::SamplePausePairs() {
+  sampling_pause_pairs_ = true;
+  while (meter_->WantsPausePairSample()) {
+    meter_->BeginPausePairSample();
+    ResumeTiming();
+    PauseTiming();
+  }
+  sampling_pause_pairs_ = false;
+}
+
 void State::SkipWithError(const char* message) {
-  gb_.SkipWithError(message);
+  gb_->SkipWithError(message);
   // A KeepRunning loop ends after the current iteration, as in Google
   // Benchmark.
   keep_running_left_ = 0;

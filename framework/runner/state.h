@@ -13,8 +13,12 @@
 //   4. stop snapshot;
 //   5. KeepRunningBatch(1) returns false and stops the timer.
 // So the counted region is exactly the user's loop: setup before the loop and
-// teardown after it are not counted. PauseTiming takes a stop snapshot before
-// stopping the timer; ResumeTiming restarts the timer, then snapshots.
+// teardown after it are not counted. PauseTiming stops the timer, then takes
+// the stop snapshot; ResumeTiming takes the start snapshot, then restarts the
+// timer: no snapshot is ever timed, so a case that pauses every iteration
+// times as it does under plain Google Benchmark. What State's own code and
+// the timer's add to the counts is calibrated and subtracted
+// (state_overhead.h).
 //
 // NOTE: like benchmark::State, a State is used by one thread and lives for
 // one batch. Do not break out of the loop except after SkipWithError: a
@@ -32,6 +36,7 @@
 namespace pmubench {
 namespace internal {
 class CaseRunner;
+class StateCalibration;
 }  // namespace internal
 
 class State {
@@ -44,7 +49,7 @@ class State {
   State(benchmark::State& gb_state, internal::BatchMeter* meter) noexcept
       : max_iterations(gb_state.max_iterations),
         counters(gb_state.counters),
-        gb_(gb_state),
+        gb_(&gb_state),
         meter_(meter) {}
   State(const State&) = delete;
   State& operator=(const State&) = delete;
@@ -64,8 +69,10 @@ class State {
   // so per-iteration counts are exact, as with the range-for loop.
   BENCHMARK_ALWAYS_INLINE bool KeepRunningBatch(benchmark::IterationCount n);
 
-  // Counters pause and resume with the timer (stop snapshot, then the timer;
-  // resume in reverse), so work done while paused is not counted.
+  // Counters pause and resume with the timer (the timer, then the stop
+  // snapshot; resume in reverse), so work done while paused is not counted
+  // and no snapshot is timed. NOTE: resume before the loop ends, as Google
+  // Benchmark requires.
   void PauseTiming();
   void ResumeTiming();
 
@@ -76,38 +83,52 @@ class State {
   void SkipWithError(const std::string& message) {
     SkipWithError(message.c_str());
   }
-  bool error_occurred() const { return gb_.error_occurred(); }
+  bool error_occurred() const {
+    return gb_ != nullptr && gb_->error_occurred();
+  }
 
-  void SetIterationTime(double seconds) { gb_.SetIterationTime(seconds); }
-  void SetLabel(const std::string& label) { gb_.SetLabel(label); }
-  void SetItemsProcessed(int64_t items) { gb_.SetItemsProcessed(items); }
-  void SetBytesProcessed(int64_t bytes) { gb_.SetBytesProcessed(bytes); }
-  void SetComplexityN(int64_t n) { gb_.SetComplexityN(n); }
-  int64_t items_processed() const { return gb_.items_processed(); }
-  int64_t bytes_processed() const { return gb_.bytes_processed(); }
-  int64_t complexity_length_n() const { return gb_.complexity_length_n(); }
+  void SetIterationTime(double seconds) { gb_->SetIterationTime(seconds); }
+  void SetLabel(const std::string& label) { gb_->SetLabel(label); }
+  void SetItemsProcessed(int64_t items) { gb_->SetItemsProcessed(items); }
+  void SetBytesProcessed(int64_t bytes) { gb_->SetBytesProcessed(bytes); }
+  void SetComplexityN(int64_t n) { gb_->SetComplexityN(n); }
+  int64_t items_processed() const { return gb_->items_processed(); }
+  int64_t bytes_processed() const { return gb_->bytes_processed(); }
+  int64_t complexity_length_n() const { return gb_->complexity_length_n(); }
 
-  int64_t range(std::size_t pos = 0) const { return gb_.range(pos); }
-  int threads() const { return gb_.threads(); }
-  int thread_index() const { return gb_.thread_index(); }
+  int64_t range(std::size_t pos = 0) const { return gb_->range(pos); }
+  int threads() const { return gb_->threads(); }
+  int thread_index() const { return gb_->thread_index(); }
   // 0 before the loop; max_iterations once it has started.
-  benchmark::IterationCount iterations() const { return gb_.iterations(); }
+  benchmark::IterationCount iterations() const { return gb_->iterations(); }
 
   // The Google Benchmark state underneath, for anything not mirrored here.
   // NOTE: calling its KeepRunning/PauseTiming directly bypasses the counters.
-  benchmark::State& benchmark_state() { return gb_; }
+  benchmark::State& benchmark_state() { return *gb_; }
 
   const benchmark::IterationCount max_iterations;
   benchmark::UserCounters& counters;
 
  private:
   friend class internal::CaseRunner;
+  friend class internal::StateCalibration;
 
   enum class Phase { kNotStarted, kRunning, kFinished };
 
-  // Steps 1-2. False when Google Benchmark refuses to run (an error was set
-  // before the loop); the loop then runs zero times.
-  bool StartBatch();
+  // A State with no Google Benchmark state under it, for the empty batches
+  // that calibrate State's own overhead (state_calibration.h): the same code
+  // between the snapshots, the Google Benchmark calls (outside them) left
+  // out.
+  State(internal::BatchMeter* meter, benchmark::IterationCount iterations,
+        benchmark::UserCounters& calibration_counters) noexcept
+      : max_iterations(iterations),
+        counters(calibration_counters),
+        gb_(nullptr),
+        meter_(meter) {}
+
+  // Steps 1-2, for a loop of `form`. False when Google Benchmark refuses to
+  // run (an error was set before the loop); the loop then runs zero times.
+  bool StartBatch(internal::LoopForm form);
   // Steps 4-5. Safe to call more than once.
   void FinishBatch();
   // After the case body returned: a body that left its loop early (`break`)
@@ -115,11 +136,17 @@ class State {
   // did not run; this fails the run instead, naming `case_name` and the fix.
   // Then FinishBatch.
   void FinishAfterBody(const std::string& case_name);
+  // At the first PauseTiming calls on a group: empty ResumeTiming..
+  // PauseTiming pairs, measured as the case's own pairs are (timer code
+  // included), so that their cost can be subtracted. Called paused.
+  void SamplePausePairs();
 
-  benchmark::State& gb_;
+  // Null only in a calibration State.
+  benchmark::State* const gb_;
   internal::BatchMeter* const meter_;
   Phase phase_ = Phase::kNotStarted;
   bool paused_ = false;
+  bool sampling_pause_pairs_ = false;
   benchmark::IterationCount keep_running_left_ = 0;
   // What StartBatch claims from Google Benchmark: max_iterations, or a
   // multiple of KeepRunningBatch's n.
@@ -165,7 +192,7 @@ inline BENCHMARK_ALWAYS_INLINE State::StateIterator State::begin() {
 // same shape as Google Benchmark's loop lets the compiler lay the countdown
 // out the same way.
 inline BENCHMARK_ALWAYS_INLINE State::StateIterator State::end() {
-  StartBatch();
+  StartBatch(internal::LoopForm::kRangeFor);
   return StateIterator();
 }
 
@@ -174,7 +201,8 @@ inline BENCHMARK_ALWAYS_INLINE bool State::KeepRunning() {
     --keep_running_left_;
     return true;
   }
-  if (phase_ == Phase::kNotStarted && StartBatch()) {
+  if (phase_ == Phase::kNotStarted &&
+      StartBatch(internal::LoopForm::kKeepRunning)) {
     keep_running_left_ = max_iterations - 1;
     return true;
   }
@@ -191,7 +219,7 @@ inline BENCHMARK_ALWAYS_INLINE bool State::KeepRunningBatch(
   if (phase_ == Phase::kNotStarted && n > 0) {
     const benchmark::IterationCount batches = (max_iterations + n - 1) / n;
     batch_iterations_ = batches * n;
-    if (StartBatch()) {
+    if (StartBatch(internal::LoopForm::kKeepRunningBatch)) {
       keep_running_left_ = batches - 1;
       return true;
     }

@@ -2,15 +2,14 @@
 
 #include <sched.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "framework/runner/state_calibration.h"
 
 namespace pmubench::internal {
 namespace {
@@ -32,32 +31,6 @@ OpenLog& Opens() {
 }
 
 }  // namespace
-
-absl::StatusOr<std::array<double, perf::kMaxGroupEvents>> CalibrateOverhead(
-    perf::CounterGroup& group, int rounds) {
-  std::array<double, perf::kMaxGroupEvents> minimum;
-  minimum.fill(std::numeric_limits<double>::infinity());
-  const int size = group.size();
-  perf::GroupSnapshot start;
-  perf::GroupSnapshot stop;
-  for (int round = 0; round < rounds; ++round) {
-    if (!group.Snapshot(start) || !group.Snapshot(stop)) {
-      absl::Status health = group.Health();
-      return health.ok() ? absl::InternalError(
-                               "counter group read returned no data while "
-                               "calibrating its overhead")
-                         : health;
-    }
-    const perf::GroupDelta delta = perf::Delta(start, stop, size);
-    for (int i = 0; i < size; ++i) {
-      minimum[i] = std::min(minimum[i], delta.counts[i]);
-    }
-  }
-  for (int i = 0; i < perf::kMaxGroupEvents; ++i) {
-    if (i >= size || rounds <= 0) minimum[i] = 0;
-  }
-  return minimum;
-}
 
 absl::Status PinThisThread(const std::vector<int>& cpus) {
   cpu_set_t mask;
@@ -91,14 +64,13 @@ absl::StatusOr<std::unique_ptr<ThreadGroup>> OpenCalibrated(
   if (!group.ok()) return group.status();
   auto opened = std::make_unique<ThreadGroup>(
       ThreadGroup{&set, set.key, std::move(*group), {}});
-  absl::StatusOr<std::array<double, perf::kMaxGroupEvents>> overhead =
-      CalibrateOverhead(opened->group, kCalibrationRounds);
-  if (!overhead.ok()) {
-    return absl::Status(overhead.status().code(),
+  if (absl::Status calibrated =
+          CalibrateBatchOverhead(*opened, LoopForm::kRangeFor);
+      !calibrated.ok()) {
+    return absl::Status(calibrated.code(),
                         absl::StrCat("events ", set.SpecList(), ": ",
-                                     overhead.status().message()));
+                                     calibrated.message()));
   }
-  opened->overhead = *overhead;
   return opened;
 }
 

@@ -21,12 +21,9 @@
 #include "absl/status/statusor.h"
 #include "framework/perf/counter_group.h"
 #include "framework/runner/event_set.h"
+#include "framework/runner/state_overhead.h"
 
 namespace pmubench::internal {
-
-// Empty start/stop pairs measured per thread and event set; the minimum is
-// the overhead (as nanobench does: the minimum is the cost without noise).
-inline constexpr int kCalibrationRounds = 200;
 
 struct ThreadGroup {
   // Not owned: the set of the latest ThreadGroupFor call (same key), which
@@ -34,12 +31,20 @@ struct ThreadGroup {
   const EventSet* set = nullptr;
   std::string key;  // set->key when opened; compared without touching set
   perf::CounterGroup group;
-  // Per event: the minimum count of an empty start/stop pair.
-  std::array<double, perf::kMaxGroupEvents> overhead{};
+  // What State's own code adds to this group's counts, calibrated on it:
+  // the range-for batch at open, the other loop forms and the pause pair
+  // when a batch first uses them.
+  StateOverhead state_overhead;
+
+  // Per event: the counts of an empty range-for batch (calibrated at open),
+  // the overhead the run's description shows.
+  const EventCounts& overhead() const {
+    return *state_overhead.batch[static_cast<int>(LoopForm::kRangeFor)];
+  }
 };
 
 // Opens `set` on the calling thread (pinning the thread to set.cpus first,
-// when given) and calibrates its overhead. Errors come from
+// when given) and calibrates its range-for batch overhead. Errors come from
 // CounterGroup::Open and carry its remedy. Every call counts towards
 // TimesOpened(set.key).
 absl::StatusOr<std::unique_ptr<ThreadGroup>> OpenCalibrated(
@@ -51,12 +56,6 @@ absl::StatusOr<ThreadGroup*> ThreadGroupFor(const EventSet& set);
 
 // Closes the calling thread's group, if any.
 void CloseThreadGroup();
-
-// Measures `rounds` empty Snapshot/Snapshot pairs and returns the minimum
-// delta of each event (scaled as perf::Delta scales). Fails when the group
-// is in error state.
-absl::StatusOr<std::array<double, perf::kMaxGroupEvents>> CalibrateOverhead(
-    perf::CounterGroup& group, int rounds);
 
 // Pins the calling thread to `cpus` (sched_setaffinity(2) with pid 0).
 absl::Status PinThisThread(const std::vector<int>& cpus);

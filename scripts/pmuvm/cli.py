@@ -37,22 +37,6 @@ TEST_BINARIES = ("tests/perf/perf_tests", "tests/runner/runner_tests",
 BENCHES = "benches/all"
 
 # Known to fail in the guest, so not gated: each is printed on every run.
-# The runner's overhead calibration times two snapshots back to back, which
-# misses the 20-34 instructions of State's own code between a batch's
-# snapshots (per batch, and per PauseTiming/ResumeTiming pair), so exact
-# per-iteration instruction counts through the runner are off by that
-# residue divided by the iteration count. Remove an entry once it passes.
-KNOWN_FAILING = {
-    "tests/runner/runner_hardware_tests": (
-        "HardwareRunnerTest.RangeForLoopCountsExactly",
-        "HardwareRunnerTest.KeepRunningLoopCountsExactly",
-        "HardwareRunnerTest.PausedWorkIsNotCountedAndTheRestIsExact",
-        "HardwareRunnerTest.FixtureSetUpAndTearDownAreNotCounted",
-        "HardwareRunnerTest.EachOfTwoThreadsCountsExactly",
-    ),
-}
-# The accuracy kernels' exact check fails on the same residue.
-ACCURACY_GATED = False
 
 
 def build(jobs: int) -> int:
@@ -165,9 +149,7 @@ def test_script(binaries: list[str], accuracy_json: str) -> str:
     test_results.split_sections, then the accuracy kernels."""
     lines = []
     for b in binaries:
-        known = KNOWN_FAILING.get(os.path.relpath(b, os.path.join("build", "arm64")), ())
-        flags = f" --gtest_filter=-{':'.join(known)}" if known else ""
-        lines.append(f"echo '{test_results.BEGIN} {b}'; {b}{flags}; "
+        lines.append(f"echo '{test_results.BEGIN} {b}'; {b}; "
                      f"echo \"{test_results.END} {b} $?\"")
     bench = os.path.join("build", "arm64", BENCHES)
     lines.append(f"echo '{test_results.BEGIN} accuracy'; {bench} "
@@ -208,17 +190,11 @@ def test(timeout: float, jobs: int, do_build: bool) -> int:
         for section in test_results.split_sections("\n".join(stdout_lines)):
             if section.name == "accuracy":
                 counts = _accuracy_counts(section, os.path.join(out_dir, "accuracy.json"))
-                if not ACCURACY_GATED and counts.failed:
-                    print(f"  not gated (known to fail, see KNOWN_FAILING): "
-                          f"{counts.failed} accuracy check(s)")
-                    counts = Counts(passed=counts.passed, skipped=counts.skipped)
             else:
                 counts = test_results.parse_gtest(section.output, section.exit_status)
             totals.add(counts)
             print(f"{section.name}: {counts.passed} passed, {counts.failed} failed, "
                   f"{counts.skipped} skipped")
-    for binary, names in KNOWN_FAILING.items():
-        print(f"not gated (known to fail): {binary}: {', '.join(names)}")
     print(f"pmu-vm test: guest ran {outcome.seconds:.0f} s, "
           f"{time.monotonic() - start:.0f} s in all")
     print(f"{totals.passed} passed, {totals.failed} failed, {totals.skipped} skipped")

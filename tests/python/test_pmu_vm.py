@@ -280,17 +280,24 @@ def test_split_sections_keeps_names_statuses_and_unfinished_runs():
         ("t/a", "line 1", 0), ("t/b", "line 2", None)]
 
 
-def test_accuracy_check_demands_exact_equality():
+def test_accuracy_check_holds_the_batch_to_the_loop_entry_slack():
     report = {"benchmarks": [
-        {"name": "BM_AccuracyNops", "run_type": "iteration",
+        {"name": "BM_AccuracyNops", "run_type": "iteration", "iterations": 1000,
          "instructions": 102.0, "expected_instructions": 102},
-        {"name": "BM_AccuracyEmptyLoop", "run_type": "iteration",
-         "instructions": 2.0000001, "expected_instructions": 2},
+        {"name": "BM_AccuracyJumps", "run_type": "iteration", "iterations": 1000,
+         "instructions": 102.002, "expected_instructions": 102},
+        {"name": "BM_AccuracyEmptyLoop", "run_type": "iteration", "iterations": 1000,
+         "instructions": 2.003, "expected_instructions": 2},
+        {"name": "BM_AccuracyAdds", "run_type": "iteration", "iterations": 0,
+         "instructions": 2.0, "expected_instructions": 2},
         {"name": "BM_Other", "run_type": "iteration", "instructions": 5.0},
         {"name": "BM_AccuracyNops_mean", "run_type": "aggregate",
          "instructions": 1.0, "expected_instructions": 102}]}
     check = test_results.check_accuracy(report)
-    assert check.counts == Counts(passed=1, failed=1)
+    # 0 and 2 instructions per batch pass; 3 per batch, and a run without
+    # iterations, fail.
+    assert check.counts == Counts(passed=2, failed=2)
+    assert "(3 per batch of 1000)" in check.lines[2]
     assert test_results.check_accuracy({"benchmarks": []}).counts.failed == 1
 
 

@@ -283,6 +283,41 @@ TEST_F(BatchTest, SetupTeardownAndPausedFaultsAreNotCounted) {
   EXPECT_EQ(CounterOf(runs[0], "page-faults"), 2.0);
 }
 
+// What State's own code adds is calibrated on the thread's group: the
+// range-for batch at open, another loop form at its first batch, and the
+// ResumeTiming..PauseTiming pair (timer code included) at the first pause.
+TEST_F(BatchTest, StateOverheadIsCalibratedPerLoopFormAndPausePair) {
+  absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
+  ASSERT_TRUE(pmus.ok());
+  absl::StatusOr<internal::EventSet> set =
+      internal::MakeEventSet(kSoftware, *pmus, {});
+  ASSERT_TRUE(set.ok()) << set.status();
+  internal::CloseThreadGroup();
+  absl::StatusOr<internal::ThreadGroup*> opened = internal::ThreadGroupFor(*set);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const internal::StateOverhead& fresh = (*opened)->state_overhead;
+  EXPECT_TRUE(fresh.batch[0].has_value()) << "range-for, calibrated at open";
+  EXPECT_FALSE(fresh.batch[1].has_value()) << "KeepRunning: not used yet";
+  EXPECT_EQ(fresh.pause_pair_samples, 0);
+
+  RunMatching("^BM_UncountedFaults");
+  RunMatching("^BM_KeepRunningPages");
+  absl::StatusOr<internal::ThreadGroup*> used = internal::ThreadGroupFor(*set);
+  ASSERT_TRUE(used.ok()) << used.status();
+  ASSERT_EQ(*used, *opened) << "the same group, held by the thread";
+  const internal::StateOverhead& overhead = (*used)->state_overhead;
+  EXPECT_TRUE(overhead.batch[1].has_value());
+  EXPECT_FALSE(overhead.batch[2].has_value()) << "no KeepRunningBatch case";
+  EXPECT_EQ(overhead.pause_pair_samples, internal::kPausePairSamples);
+  EXPECT_GT(overhead.pause_pair[0], 0.0)
+      << "task-clock of two snapshots and the timer's clock reads";
+  EXPECT_EQ(overhead.pause_pair[1], 0.0) << "no page faults in a pause pair";
+  // The pause pair's samples are not part of the batch: 2 faults per
+  // iteration, as counted.
+  EXPECT_EQ(CounterOf(RunMatching("^BM_UncountedFaults")[0], "page-faults"),
+            2.0);
+}
+
 TEST_F(BatchTest, KeepRunningLoopIsCountedLikeRangeFor) {
   const std::vector<BenchRun> runs = RunMatching("^BM_KeepRunningPages");
   ASSERT_EQ(runs.size(), 1u);
@@ -410,8 +445,8 @@ TEST_F(BatchTest, OverheadIsSubtractedButNeverBelowZero) {
   ASSERT_TRUE(set.ok()) << set.status();
   absl::StatusOr<internal::ThreadGroup*> group = internal::ThreadGroupFor(*set);
   ASSERT_TRUE(group.ok()) << group.status();
-  EXPECT_GT((*group)->overhead[0], 0.0) << "task-clock of two read(2) calls";
-  EXPECT_EQ((*group)->overhead[1], 0.0) << "no page faults in a snapshot";
+  EXPECT_GT((*group)->overhead()[0], 0.0) << "task-clock of two read(2) calls";
+  EXPECT_EQ((*group)->overhead()[1], 0.0) << "no page faults in a snapshot";
 }
 
 // A sysfs alias's .scale multiplies what the run reports (energy events
@@ -436,7 +471,7 @@ TEST_F(BatchTest, AliasScaleMultipliesTheReportedCount) {
   meter.Start();
   pages.TouchNext(64);
   meter.Stop();
-  meter.Accumulate();
+  meter.Accumulate(internal::BatchMeter::SegmentEnd::kFinish);
   EXPECT_EQ(meter.CorrectedTotal(0), 64.0);
   EXPECT_EQ(meter.ReportedTotal(0), 32.0);
 }

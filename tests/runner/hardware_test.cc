@@ -1,14 +1,22 @@
 // PMU cases run through the runner on a real core PMU, held to exact
 // instruction counts per iteration: the range-for loop, KeepRunning,
 // PauseTiming, a fixture, Threads(2), and a batch longer than a 32-bit
-// counter wraps. The runner subtracts its calibrated snapshot overhead, so
-// what is left is the loop's own instructions: 100 nops plus the loop's
-// decrement and branch.
+// counter wraps. The runner subtracts what State's own code adds to a batch
+// (calibrated through State itself, and for PauseTiming with the timer's code
+// included), so what is left is the loop's own instructions: 100 nops plus
+// the loop's decrement and branch.
+//
+// Exact up to the loop's entry, which the compiler lays out in the case's own
+// function: a register move or an alignment nop more or less than in the
+// calibration's loop. That is at most kLoopEntrySlack instructions per batch
+// (1/20,000 of an instruction per iteration here); State's own code used to
+// leave 20 to 34 per batch.
 //
 // They skip, printing why, where there is no core PMU. scripts/pmu-vm test
 // runs them on an arm64 kernel with QEMU's emulated PMUv3 (-icount: exact
 // counts, one vCPU so threads time-share and per-thread counts stay exact).
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,6 +45,13 @@ using ::pmubench::testing::RunMatching;
 // (g++ -O2, x86-64 and arm64; benches/accuracy.cc shows the objdump).
 constexpr int kLoopInstructions = 2;
 constexpr int64_t kIterations = 20'000;
+// Instructions per batch the loop entry of a case's function may differ by.
+constexpr int64_t kLoopEntrySlack = 2;
+// A batch that pauses every iteration takes 40,000 snapshots: now and then
+// the kernel updates an event's page during a read (a tick, a context
+// switch) and the seqlock read runs once more, about 50 instructions here.
+// Allow a few; a wrong pause-pair cost would be off 20,000 times over.
+constexpr int64_t kSeqlockRetrySlack = 3 * 64;
 
 template <int kNops>
 inline void Nops() {
@@ -122,14 +137,24 @@ class HardwareRunnerTest : public ::testing::Test {
   // The only run of `filter`, with its error, if any, as a test failure.
   // How many instructions the batch counted beyond `per_iteration` each
   // iteration: what the runner's overhead subtraction left over.
+  static int64_t ResidueCount(const BenchRun& run, double per_iteration) {
+    return TotalInstructions(run) -
+           std::llround(per_iteration * static_cast<double>(run.iterations));
+  }
   static std::string Residue(const BenchRun& run, double per_iteration) {
     return "the batch counted " +
-           std::to_string(TotalInstructions(run) -
-                          std::llround(per_iteration * run.iterations)) +
+           std::to_string(ResidueCount(run, per_iteration)) +
            " instructions beyond " + std::to_string(per_iteration) +
            " per iteration over " + std::to_string(run.iterations) +
-           " iterations (left over after the calibrated snapshot overhead "
-           "was subtracted)";
+           " iterations (left over after State's calibrated overhead was "
+           "subtracted)";
+  }
+  // `per_iteration` instructions each iteration, up to the loop entry's
+  // kLoopEntrySlack per batch (one batch: fixed ->Iterations).
+  static void ExpectExact(const BenchRun& run, double per_iteration,
+                          int64_t slack = kLoopEntrySlack) {
+    EXPECT_LE(std::abs(ResidueCount(run, per_iteration)), slack)
+        << run.benchmark_name() << ": " << Residue(run, per_iteration);
   }
 
   static BenchRun OnlyRun(const std::string& filter) {
@@ -163,8 +188,7 @@ TEST_F(HardwareRunnerTest, SessionReadsCountersInUserSpace) {
 TEST_F(HardwareRunnerTest, RangeForLoopCountsExactly) {
   const BenchRun run = OnlyRun("^BM_HwRangeFor/");
   EXPECT_EQ(run.iterations, kIterations);
-  EXPECT_EQ(CounterOf(run, "instructions"), kHundredNopsPerIteration)
-      << Residue(run, kHundredNopsPerIteration);
+  ExpectExact(run, kHundredNopsPerIteration);
   EXPECT_EQ(CounterOf(run, internal::kRunningFractionName), 1.0);
 }
 
@@ -173,12 +197,12 @@ TEST_F(HardwareRunnerTest, KeepRunningLoopCountsExactly) {
   const BenchRun two_hundred = OnlyRun("^BM_HwKeepRunning200/");
   // The nops are exact; KeepRunning's own bookkeeping is a few instructions
   // per iteration, the same in both cases.
-  EXPECT_EQ(TotalInstructions(two_hundred) - TotalInstructions(hundred),
-            100 * kIterations);
-  const double loop = CounterOf(hundred, "instructions") - 100;
-  EXPECT_EQ(loop, std::round(loop))
-      << "a whole number of loop instructions per iteration; "
-      << Residue(hundred, 100 + std::round(loop));
+  EXPECT_LE(std::abs(TotalInstructions(two_hundred) -
+                     TotalInstructions(hundred) - 100 * kIterations),
+            2 * kLoopEntrySlack);
+  const double loop = std::round(CounterOf(hundred, "instructions") - 100);
+  // A whole number of loop instructions per iteration.
+  ExpectExact(hundred, 100 + loop);
   EXPECT_GE(loop, kLoopInstructions);
   EXPECT_LE(loop, 8);
 }
@@ -187,26 +211,27 @@ TEST_F(HardwareRunnerTest, PausedWorkIsNotCountedAndTheRestIsExact) {
   const BenchRun plain = OnlyRun("^BM_HwPaused100/");
   const BenchRun hidden = OnlyRun("^BM_HwPaused100Hidden300/");
   const BenchRun more = OnlyRun("^BM_HwPaused200/");
-  EXPECT_EQ(TotalInstructions(hidden), TotalInstructions(plain))
-      << "300 nops per iteration while paused leaked into the count";
-  EXPECT_EQ(TotalInstructions(more) - TotalInstructions(plain),
-            100 * kIterations);
-  EXPECT_EQ(CounterOf(plain, "instructions"), kHundredNopsPerIteration)
-      << "pause and resume cost is calibrated and subtracted; "
-      << Residue(plain, kHundredNopsPerIteration);
+  constexpr int64_t kSlack = kLoopEntrySlack + kSeqlockRetrySlack;
+  // 300 nops per iteration while paused must not leak into the count.
+  ExpectExact(hidden, kHundredNopsPerIteration, kSlack);
+  // Pause and resume cost (timer code included) is calibrated and
+  // subtracted, once per pause.
+  ExpectExact(plain, kHundredNopsPerIteration, kSlack);
+  ExpectExact(more, kHundredNopsPerIteration + 100, kSlack);
 }
 
 TEST_F(HardwareRunnerTest, FixtureSetUpAndTearDownAreNotCounted) {
   const BenchRun run = OnlyRun("^HwNopsFixture/Nops/");
-  EXPECT_EQ(CounterOf(run, "instructions"), kHundredNopsPerIteration)
-      << Residue(run, kHundredNopsPerIteration);
+  ExpectExact(run, kHundredNopsPerIteration);
 }
 
 TEST_F(HardwareRunnerTest, EachOfTwoThreadsCountsExactly) {
   const BenchRun run = OnlyRun("^BM_HwThreads/");
   EXPECT_EQ(run.threads, 2);
   EXPECT_EQ(run.iterations, 2 * kIterations);
-  EXPECT_EQ(CounterOf(run, "instructions"), kHundredNopsPerIteration)
+  // Two batches, one per thread.
+  EXPECT_LE(std::abs(ResidueCount(run, kHundredNopsPerIteration)),
+            2 * kLoopEntrySlack)
       << Residue(run, kHundredNopsPerIteration);
 }
 
