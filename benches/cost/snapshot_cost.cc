@@ -105,8 +105,12 @@ int Run() {
     return 1;
   }
   std::printf("| events | read path | instructions per snapshot (user) | "
-              "(user + kernel) | per event (user + kernel) | read(2) / mmap |\n");
-  std::printf("|---:|---|---:|---:|---:|---:|\n");
+              "(user + kernel) | per event (user + kernel) | "
+              "per added event | read(2) / mmap |\n");
+  std::printf("|---:|---|---:|---:|---:|---:|---:|\n");
+  // The one-event snapshot of each path: what each further event adds is
+  // (cost(k) - cost(1)) / (k - 1).
+  Cost mmap_one, read_one;
   for (int k : {1, 3, 6}) {
     absl::StatusOr<std::vector<ResolvedEvent>> events = MeasuredEvents(k, *pmus);
     absl::StatusOr<Cost> mmap_cost, read_cost;
@@ -120,13 +124,26 @@ int Run() {
         return 1;
       }
     }
+    if (k == 1) {
+      mmap_one = *mmap_cost;
+      read_one = *read_cost;
+    }
+    const auto added = [k](const Cost& cost, const Cost& one) {
+      if (k == 1) return std::string();
+      char text[32];
+      std::snprintf(text, sizeof text, "%.1f",
+                    (cost.user_and_kernel - one.user_and_kernel) / (k - 1));
+      return std::string(text);
+    };
     const double ratio = read_cost->user_and_kernel / mmap_cost->user_and_kernel;
-    std::printf("| %d | mmap page (%s) | %.0f | %.0f | %.1f | |\n", k,
+    std::printf("| %d | mmap page (%s) | %.0f | %.0f | %.1f | %s | |\n", k,
                 mmap_cost->method.c_str(), mmap_cost->user,
-                mmap_cost->user_and_kernel, mmap_cost->user_and_kernel / k);
-    std::printf("| %d | read(2) | %.0f | %.0f | %.1f | %.1fx |\n", k,
+                mmap_cost->user_and_kernel, mmap_cost->user_and_kernel / k,
+                added(*mmap_cost, mmap_one).c_str());
+    std::printf("| %d | read(2) | %.0f | %.0f | %.1f | %s | %.1fx |\n", k,
                 read_cost->user, read_cost->user_and_kernel,
-                read_cost->user_and_kernel / k, ratio);
+                read_cost->user_and_kernel / k,
+                added(*read_cost, read_one).c_str(), ratio);
   }
   return 0;
 }

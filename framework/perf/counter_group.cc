@@ -227,6 +227,7 @@ void CounterGroup::ChooseReadMethod(bool use_rdpmc) {
     }
   }
   all_rdpmc_ = use_rdpmc && first_unreadable < 0;
+  for (size_t i = 0; i < n; ++i) page_ptrs_[i] = pages_[i].get();
   for (size_t i = 0; i < n; ++i) {
     OpenedEvent& e = events_[i];
     e.read_method = all_rdpmc_ ? ReadMethod::kRdpmc : ReadMethod::kRead;
@@ -256,29 +257,17 @@ ssize_t CounterGroup::ReadGroup(GroupSnapshot& out, bool& complete) noexcept {
   return got;
 }
 
-bool CounterGroup::SnapshotFromPages(GroupSnapshot& out) noexcept {
-  const size_t n = pages_.size();
-  for (size_t i = 0; i < n; ++i) {
-    // Only the leader's times are used: a group is scheduled as one.
-    const bool leader = i == 0;
-    const std::optional<MmapReading> r =
-        ReadMmapPage(pages_[i].get(), RdpmcInstruction{}, RdtscInstruction{},
-                     /*with_times=*/leader);
-    if (!r) return false;
-    out.counts[i] = r->count;
-    if (leader) {
-      out.time_enabled = r->time_enabled;
-      out.time_running = r->time_running;
-    }
-  }
-  out.used_read_syscall = false;
-  return true;
-}
-
 bool CounterGroup::Snapshot(GroupSnapshot& out) noexcept {
+  const size_t n = pages_.size();  // 0 in a moved-from group
+  // The user-space path, inlined here: page loads and counter reads only.
+  if (all_rdpmc_ && n != 0 &&
+      ReadGroupPages(page_ptrs_.data(), n, out.counts.data(),
+                     out.time_enabled, out.time_running)) {
+    out.used_read_syscall = false;
+    return true;
+  }
+  // An event off the PMU now (index 0), or user reads not allowed.
   if (fds_.empty()) return false;
-  // index 0 somewhere (an event off the PMU now): read the whole group.
-  if (all_rdpmc_ && SnapshotFromPages(out)) return true;
   bool complete = false;
   ReadGroup(out, complete);
   return complete;

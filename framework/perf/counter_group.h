@@ -119,6 +119,9 @@ class CounterGroup {
   // where possible, else one read(2) of the whole group). Allocates nothing.
   // Returns false when the group is in error state (a pinned group the PMU
   // could not schedule: read(2) returns 0 bytes); call Health() for why.
+  // Out of line on purpose: every caller runs the same instructions around
+  // the counter reads, so the overhead calibrated through one call site is
+  // the overhead of every other (an inlined copy is scheduled per site).
   bool Snapshot(GroupSnapshot& out) noexcept;
 
   // OK, or a status that says which group failed, how many counters the
@@ -141,11 +144,12 @@ class CounterGroup {
   // read(2) returned (-1 with errno set on failure); `out` is complete only
   // when that is the whole group and every id matched.
   ssize_t ReadGroup(GroupSnapshot& out, bool& complete) noexcept;
-  bool SnapshotFromPages(GroupSnapshot& out) noexcept;
 
   std::vector<OpenedEvent> events_;
   std::vector<ScopedFd> fds_;                  // fds_[0] is the leader
   std::vector<PageMapping> pages_;             // empty where mmap failed
+  // pages_[i].get(), contiguous for ReadGroupPages; set when all_rdpmc_.
+  std::array<const perf_event_mmap_page*, kMaxGroupEvents> page_ptrs_{};
   std::array<uint64_t, kMaxGroupEvents> ids_{};  // PERF_EVENT_IOC_ID per fd
   bool all_rdpmc_ = false;                     // every page allows rdpmc
   uint64_t read_syscalls_ = 0;

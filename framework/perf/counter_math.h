@@ -9,10 +9,10 @@ namespace pmubench::perf {
 
 // Sign-extends the low `width` bits of a raw rdpmc value (perf_event_mmap_page
 // pmc_width). Arithmetic right shift of a signed value is well defined in
-// C++20; a logical shift would report 2^width too much.
+// C++20; a logical shift would report 2^width too much. Branch-free: a width
+// of 0 or 64 masks the shift to 0, which leaves the value as it is.
 inline int64_t SignExtend(uint64_t value, uint16_t width) {
-  if (width == 0 || width >= 64) return static_cast<int64_t>(value);
-  const int shift = 64 - width;
+  const unsigned shift = (64u - width) & 63u;
   return static_cast<int64_t>(value << shift) >> shift;
 }
 

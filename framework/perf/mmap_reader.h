@@ -15,6 +15,7 @@
 
 #include <linux/perf_event.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -42,9 +43,41 @@ inline void ReadBarrier() {
 #endif
 }
 
-// Reads hardware counter `index` (the page's index - 1) in user mode.
+#if defined(__aarch64__)
+// Reads event counter `counter` (0..30) or, for 31, the cycle counter, each
+// with its own `mrs`, as libperf's arm64 read_perf_counter does
+// (tools/lib/perf/mmap.c): the indirect form (`msr pmselr_el0; isb; mrs
+// pmxevcntr_el0`) needs an isb, a pipeline flush, on every read.
+[[gnu::always_inline]] inline uint64_t ReadArm64Counter(uint32_t counter) {
+  uint64_t value = 0;
+#define PMUBENCH_PMEVCNTR(n) \
+  case n:                    \
+    asm volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(value)); \
+    break;
+  switch (counter) {
+    PMUBENCH_PMEVCNTR(0) PMUBENCH_PMEVCNTR(1) PMUBENCH_PMEVCNTR(2)
+    PMUBENCH_PMEVCNTR(3) PMUBENCH_PMEVCNTR(4) PMUBENCH_PMEVCNTR(5)
+    PMUBENCH_PMEVCNTR(6) PMUBENCH_PMEVCNTR(7) PMUBENCH_PMEVCNTR(8)
+    PMUBENCH_PMEVCNTR(9) PMUBENCH_PMEVCNTR(10) PMUBENCH_PMEVCNTR(11)
+    PMUBENCH_PMEVCNTR(12) PMUBENCH_PMEVCNTR(13) PMUBENCH_PMEVCNTR(14)
+    PMUBENCH_PMEVCNTR(15) PMUBENCH_PMEVCNTR(16) PMUBENCH_PMEVCNTR(17)
+    PMUBENCH_PMEVCNTR(18) PMUBENCH_PMEVCNTR(19) PMUBENCH_PMEVCNTR(20)
+    PMUBENCH_PMEVCNTR(21) PMUBENCH_PMEVCNTR(22) PMUBENCH_PMEVCNTR(23)
+    PMUBENCH_PMEVCNTR(24) PMUBENCH_PMEVCNTR(25) PMUBENCH_PMEVCNTR(26)
+    PMUBENCH_PMEVCNTR(27) PMUBENCH_PMEVCNTR(28) PMUBENCH_PMEVCNTR(29)
+    PMUBENCH_PMEVCNTR(30)
+    case 31:
+      asm volatile("mrs %0, pmccntr_el0" : "=r"(value));
+      break;
+  }
+#undef PMUBENCH_PMEVCNTR
+  return value;
+}
+#endif
+
+// Reads hardware counter `counter` (the page's index - 1) in user mode.
 struct RdpmcInstruction {
-  uint64_t operator()(uint32_t counter) const {
+  [[gnu::always_inline]] uint64_t operator()(uint32_t counter) const {
 #if defined(__x86_64__)
     uint32_t lo, hi;
     asm volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
@@ -52,15 +85,7 @@ struct RdpmcInstruction {
 #elif defined(__aarch64__)
     // arm64 user access (perf_user_access=1) exposes the cycle counter as
     // index 32 and event counters 0..30; the kernel sets index accordingly.
-    uint64_t value;
-    if (counter == 31) {
-      asm volatile("mrs %0, pmccntr_el0" : "=r"(value));
-    } else {
-      asm volatile("msr pmselr_el0, %0" ::"r"(uint64_t{counter}));
-      asm volatile("isb");
-      asm volatile("mrs %0, pmxevcntr_el0" : "=r"(value));
-    }
-    return value;
+    return ReadArm64Counter(counter);
 #else
     (void)counter;
     return 0;
@@ -121,13 +146,13 @@ inline uint64_t ElapsedSincePageUpdate(const PageClock& c) {
 // timestamp is read and the times are the page's.
 template <typename ReadCounter = RdpmcInstruction,
           typename ReadTimestamp = RdtscInstruction>
-inline std::optional<MmapReading> ReadMmapPage(
+[[gnu::always_inline]] inline std::optional<MmapReading> ReadMmapPage(
     const volatile perf_event_mmap_page* pc,
     ReadCounter read_counter = ReadCounter{},
     ReadTimestamp read_timestamp = ReadTimestamp{}, bool with_times = true) {
   uint32_t seq;
   MmapReading r;
-  PageClock clock;
+  uint64_t elapsed = 0;  // ns since the page's times were written
   bool extend_time;
   bool user_read;
   for (;;) {
@@ -140,13 +165,12 @@ inline std::optional<MmapReading> ReadMmapPage(
     r.time_running = pc->time_running;
     extend_time = with_times && pc->cap_user_time;
     if (extend_time) {
-      clock.cyc = read_timestamp();
-      clock.time_offset = pc->time_offset;
-      clock.time_mult = pc->time_mult;
-      clock.time_shift = pc->time_shift;
-      clock.short_cycles = pc->cap_user_time_short;
-      clock.time_cycles = pc->time_cycles;
-      clock.time_mask = pc->time_mask;
+      // Converted inside the loop, as the perf_event_mmap_page comment
+      // does: the fields are only consistent under this lock value.
+      elapsed = ElapsedSincePageUpdate(
+          PageClock{read_timestamp(), pc->time_offset, pc->time_mult,
+                    pc->time_shift, static_cast<bool>(pc->cap_user_time_short),
+                    pc->time_cycles, pc->time_mask});
     }
     const uint32_t index = pc->index;
     r.count = pc->offset;
@@ -163,13 +187,64 @@ inline std::optional<MmapReading> ReadMmapPage(
   // accrued since the kernel last updated the page.
   if (!user_read) return std::nullopt;
   if (extend_time) {
-    const uint64_t delta = ElapsedSincePageUpdate(clock);
-    r.time_enabled += delta;
-    r.time_running += delta;  // on the PMU (index != 0): it ran all along
+    r.time_enabled += elapsed;
+    r.time_running += elapsed;  // on the PMU (index != 0): it ran all along
   } else if (with_times && r.time_enabled != r.time_running) {
     return std::nullopt;
   }
   return r;
+}
+
+// A group member's count alone, with the same seqlock loop as ReadMmapPage
+// but no times (a group is scheduled as one, so the leader's times are the
+// group's: perf_event_open(2), "group_fd"). False when the caller must fall
+// back to read(2): no cap_user_rdpmc, or the event is not on a counter now.
+template <typename ReadCounter = RdpmcInstruction>
+[[gnu::always_inline]] inline bool ReadPageCount(
+    const volatile perf_event_mmap_page* pc, uint64_t& count,
+    ReadCounter read_counter = ReadCounter{}) {
+  for (;;) {
+    const uint32_t seq = pc->lock;
+    ReadBarrier();
+    if (seq & 1) continue;  // an update is in progress
+    const uint32_t index = pc->index;
+    // A torn read here only sends the caller to read(2), which is exact.
+    // Two tests, not one `||`: each is then a single compare-and-branch.
+    if (__builtin_expect(index == 0, 0)) return false;
+    if (__builtin_expect(!pc->cap_user_rdpmc, 0)) return false;
+    const uint64_t offset = pc->offset;
+    const uint16_t width = pc->pmc_width;
+    const uint64_t value =
+        offset + static_cast<uint64_t>(SignExtend(read_counter(index - 1), width));
+    ReadBarrier();
+    if (pc->lock == seq) {
+      count = value;
+      return true;
+    }
+  }
+}
+
+// Every count of a group of `n` events from their pages, and the group's
+// enabled and running times from the leader's (pages[0]), brought up to the
+// moment of the read. Inline so that a snapshot is one straight run of
+// loads and counter reads. False: read the group with read(2) instead.
+template <typename ReadCounter = RdpmcInstruction,
+          typename ReadTimestamp = RdtscInstruction>
+[[gnu::always_inline]] inline bool ReadGroupPages(
+    const perf_event_mmap_page* const* pages, size_t n, uint64_t* counts,
+    uint64_t& time_enabled, uint64_t& time_running,
+    ReadCounter read_counter = ReadCounter{},
+    ReadTimestamp read_timestamp = ReadTimestamp{}) {
+  const std::optional<MmapReading> leader =
+      ReadMmapPage(pages[0], read_counter, read_timestamp, /*with_times=*/true);
+  if (!leader) return false;
+  counts[0] = leader->count;
+  time_enabled = leader->time_enabled;
+  time_running = leader->time_running;
+  for (size_t i = 1; i < n; ++i) {
+    if (!ReadPageCount(pages[i], counts[i], read_counter)) return false;
+  }
+  return true;
 }
 
 }  // namespace pmubench::perf

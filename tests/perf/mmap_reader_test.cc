@@ -406,3 +406,107 @@ TEST(SeqlockTest, RetriesWhenTheEventMovesOffThePmuMidRead) {
 
 }  // namespace
 }  // namespace pmubench::perf
+
+namespace pmubench::perf {
+namespace {
+
+// Three synthetic pages of one group: counter i holds raw[i].
+class GroupPagesTest : public ::testing::Test {
+ protected:
+  GroupPagesTest() {
+    for (int i = 0; i < 3; ++i) {
+      pages_[i].lock = 2;
+      pages_[i].index = static_cast<uint32_t>(i + 1);
+      pages_[i].cap_user_rdpmc = 1;
+      pages_[i].pmc_width = 48;
+      pages_[i].offset = 1000 * static_cast<uint64_t>(i + 1);
+      ptrs_[i] = &pages_[i];
+    }
+    pages_[0].time_enabled = 5000;
+    pages_[0].time_running = 4000;
+    pages_[0].cap_user_time = 1;
+    pages_[0].time_mult = 1;
+    pages_[0].time_shift = 0;
+    // Member times that disagree with the leader's: they must be ignored.
+    pages_[1].time_enabled = pages_[2].time_enabled = 1;
+    pages_[1].time_running = pages_[2].time_running = 0;
+  }
+
+  bool Read() {
+    return ReadGroupPages(
+        ptrs_, 3, counts_, enabled_, running_,
+        [&](uint32_t counter) {
+          ++counter_calls_;
+          return raw_[counter];
+        },
+        [&] {
+          ++tsc_calls_;
+          return uint64_t{700};
+        });
+  }
+
+  perf_event_mmap_page pages_[3]{};
+  const perf_event_mmap_page* ptrs_[3]{};
+  uint64_t raw_[3] = {7, 8, 9};
+  uint64_t counts_[3] = {};
+  uint64_t enabled_ = 0, running_ = 0;
+  int counter_calls_ = 0, tsc_calls_ = 0;
+};
+
+TEST_F(GroupPagesTest, EachCountFromItsPageTimesFromTheLeaderWithOneTimestamp) {
+  ASSERT_TRUE(Read());
+  EXPECT_EQ(counts_[0], 1007u);
+  EXPECT_EQ(counts_[1], 2008u);
+  EXPECT_EQ(counts_[2], 3009u);
+  // time_offset 0, mult 1, shift 0: 700 ns since the leader's page update.
+  EXPECT_EQ(enabled_, 5700u);
+  EXPECT_EQ(running_, 4700u);
+  EXPECT_EQ(counter_calls_, 3);
+  EXPECT_EQ(tsc_calls_, 1);  // members read no timestamp
+}
+
+TEST_F(GroupPagesTest, MembersSignExtendFromTheirOwnPmcWidth) {
+  pages_[1].pmc_width = 32;  // 0xFFFFFFFF is -1 at 32 bits
+  pages_[2].pmc_width = 64;
+  raw_[1] = 0xFFFFFFFFu;
+  raw_[2] = ~uint64_t{0};
+  pages_[1].offset = 1'000'000;
+  pages_[2].offset = 2'000'000;
+  ASSERT_TRUE(Read());
+  EXPECT_EQ(counts_[1], 999'999u);
+  EXPECT_EQ(counts_[2], 1'999'999u);
+}
+
+TEST_F(GroupPagesTest, AMemberOffThePmuSendsTheGroupToReadSyscall) {
+  pages_[2].index = 0;
+  EXPECT_FALSE(Read());
+  pages_[2].index = 3;
+  pages_[1].cap_user_rdpmc = 0;
+  EXPECT_FALSE(Read());
+}
+
+TEST_F(GroupPagesTest, ALeaderThatCannotBringItsTimesUpToDateFallsBack) {
+  pages_[0].cap_user_time = 0;  // enabled != running and no way to extend
+  EXPECT_FALSE(Read());
+}
+
+TEST_F(GroupPagesTest, AMemberRetriesWhenItsPageChangesDuringTheRead) {
+  int member_reads = 0;
+  // The first read of member 1 races with a kernel update of its page (the
+  // lock moves on, the offset changes): the value read must be the new one.
+  ASSERT_TRUE(ReadGroupPages(
+      ptrs_, 3, counts_, enabled_, running_,
+      [&](uint32_t counter) {
+        if (counter == 1 && member_reads++ == 0) {
+          pages_[1].lock = 4;
+          pages_[1].offset = 50;
+        }
+        return raw_[counter];
+      },
+      [] { return uint64_t{0}; }));
+  EXPECT_EQ(member_reads, 2);
+  EXPECT_EQ(counts_[1], 58u);
+}
+
+}  // namespace
+}  // namespace pmubench::perf
