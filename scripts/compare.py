@@ -43,7 +43,11 @@ how a row is judged:
   direction AND the two-sided Mann-Whitney U p < alpha. With 2 or 3
   repetitions p < 0.05 is unreachable (3 vs 3: p >= 0.1), so the verdict
   asks instead for every contender repetition to be beyond every baseline
-  one ("few reps"). Without repetitions on a side (one run, or a file
+  one ("few reps"). A file merged from K runs (ci_compare.sh --rounds K)
+  is tested per run for times, cycles and cache misses: each run's median
+  is one value, and with fewer than 4 runs a side those are not gated
+  ("few rounds"); only deterministic metrics are gated in the few reps,
+  few rounds and threshold only modes. Without repetitions on a side (one run, or a file
   written with --benchmark_report_aggregates_only=true, whose median
   aggregate is used, else the mean) the change is judged against the
   threshold alone ("threshold only"). CI is a distribution-free

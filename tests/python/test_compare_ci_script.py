@@ -11,6 +11,7 @@ and exit 1 with the reports written.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 
@@ -74,10 +75,128 @@ def test_ci_recipe_builds_both_revisions_and_fails_on_the_regression(tmp_path, r
     for side in ("base", "head"):
         assert (out / f"{side}.json").exists()
     assert sorted(p.name for p in out.iterdir()) == [
-        "base-cmake.log", "base-run.log", "base.json", "compare.json", "compare.md",
-        "head-cmake.log", "head-run.log", "head.json"]
+        "base-build.log", "base-run.log", "base.json", "compare.json", "compare.md",
+        "head-build.log", "head-run.log", "head.json"]
     # Worktrees are removed afterwards; the checkout itself is untouched.
     assert not (out / "worktrees").exists()
     listed = subprocess.run(["git", "-C", str(repo), "worktree", "list"],
                             capture_output=True, text=True).stdout
     assert len(listed.splitlines()) == 1
+
+
+# A "benchmark binary" of any project: a script that writes Google Benchmark
+# JSON to --benchmark_out with --benchmark_repetitions runs of one case whose
+# instructions counter is the number in its first line.
+_FAKE_BENCH = """\
+import json, sys
+args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--"))
+per_iteration = float(open("count.txt").read().split()[0])
+runs = [{"name": "BM_Fake", "run_name": "BM_Fake", "run_type": "iteration",
+         "repetitions": int(args["benchmark_repetitions"]),
+         "repetition_index": i, "threads": 1, "iterations": 1000,
+         "real_time": 10.0 + i * 0.01, "cpu_time": 10.0 + i * 0.01,
+         "time_unit": "ns", "instructions": per_iteration}
+        for i in range(int(args["benchmark_repetitions"]))]
+with open(args["benchmark_out"], "w") as f:
+    json.dump({"context": {"library_build_type": "release"},
+               "benchmarks": runs}, f)
+"""
+
+
+def _fake_project(tmp_path, repo_root, counts):
+    """A git repository with one commit per entry of counts."""
+    repo = tmp_path / "project"
+    repo.mkdir()
+    (repo / "bench.py").write_text(_FAKE_BENCH)
+    _git(repo, "init", "-q")
+    for i, count in enumerate(counts):
+        (repo / "count.txt").write_text(f"{count}\n")
+        _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+        _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit",
+             "--allow-empty", "-qm", f"commit {i}")
+    return repo
+
+
+def _recipe(repo_root, repo, *args):
+    return subprocess.run(
+        ["bash", str(repo_root / "scripts" / "ci_compare.sh"), *args],
+        cwd=repo, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_any_project_with_its_own_build_and_run_commands(tmp_path, repo_root):
+    repo = _fake_project(tmp_path, repo_root, [1000, 1100])
+    out = tmp_path / "out"
+    proc = _recipe(repo_root, repo, "--base", "HEAD~1", "--reps", "3",
+                   "--build-cmd", "test -f bench.py",
+                   "--run-cmd", "/usr/bin/python3 bench.py", "--out", str(out))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "BM_Fake instructions +10.00%" in proc.stdout
+    assert "1 benchmark(s) regressed" in proc.stdout
+    report = json.loads((out / "compare.json").read_text())
+    assert report["regressed_benchmarks"] == ["BM_Fake"]
+    # The checkout is untouched: nothing untracked appeared in it.
+    status = subprocess.run(["git", "-C", str(repo), "status", "--porcelain"],
+                            capture_output=True, text=True, check=True)
+    assert status.stdout == ""
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_failing_build_command_is_a_step_failure_naming_its_log(tmp_path, repo_root):
+    repo = _fake_project(tmp_path, repo_root, [1000, 1100])
+    proc = _recipe(repo_root, repo, "--base", "HEAD~1", "--build-cmd", "false",
+                   "--run-cmd", "true", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 3
+    assert "--build-cmd failed for base" in proc.stderr
+    assert "base-build.log" in proc.stderr
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_same_commit_on_both_sides_is_refused_unless_asked_for(tmp_path, repo_root):
+    repo = _fake_project(tmp_path, repo_root, [1000])
+    run = ["--build-cmd", "true", "--run-cmd", "/usr/bin/python3 bench.py",
+           "--reps", "3", "--out", str(tmp_path / "out")]
+    proc = _recipe(repo_root, repo, "--base", "HEAD", *run)
+    assert proc.returncode == 2
+    assert "are the same commit" in proc.stderr
+    assert "--allow-same-commit" in proc.stderr
+    assert not (tmp_path / "out").exists()
+    # An A/A run on purpose: the same numbers on both sides pass.
+    proc = _recipe(repo_root, repo, "--base", "HEAD", "--allow-same-commit", *run)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Result: PASS: 0 benchmark(s) regressed" in proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_reports_go_outside_the_work_tree_or_where_git_ignores_them(tmp_path, repo_root):
+    repo = _fake_project(tmp_path, repo_root, [1000, 1000])
+    run = ["--base", "HEAD~1", "--build-cmd", "true",
+           "--run-cmd", "/usr/bin/python3 bench.py", "--reps", "3"]
+    proc = _recipe(repo_root, repo, *run, "--out", "cmp")
+    assert proc.returncode == 2
+    assert "inside the work tree and git does not ignore it" in proc.stderr
+    (repo / ".gitignore").write_text("cmp/\n")
+    proc = _recipe(repo_root, repo, *run, "--out", "cmp")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (repo / "cmp" / "compare.json").exists()
+    # Without --out: a directory under $TMPDIR named after the checkout.
+    env_tmp = tmp_path / "tmpdir"
+    env_tmp.mkdir()
+    proc = subprocess.run(
+        ["bash", str(repo_root / "scripts" / "ci_compare.sh"), *run],
+        cwd=repo, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "TMPDIR": str(env_tmp)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (env_tmp / "pmubench-compare-project" / "compare.json").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--bazel-target", "benches:all"], "//package:target"),
+    (["--build-cmd", "true"], "--build-cmd and --run-cmd go together"),
+    (["--cmake-target", "x", "--run-cmd", "y"], "give one of"),
+])
+def test_bad_build_options_are_usage_errors(tmp_path, repo_root, args, message):
+    repo = _fake_project(tmp_path, repo_root, [1000, 1100])
+    proc = _recipe(repo_root, repo, "--base", "HEAD~1", *args)
+    assert proc.returncode == 2
+    assert message in proc.stderr

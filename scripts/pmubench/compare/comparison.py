@@ -29,6 +29,20 @@ and with 3 vs 3 complete separation happens by chance in 1 pair of samples
 in 10, so over a suite of a hundred rows an unchanged binary "regressed"
 dozens of times (an A/A run of the suite: README, "Comparing two runs").
 
+Rounds: a file merged from K runs (scripts/merge.py, ci_compare.sh
+--rounds K) holds each run's repetitions in order. Repetitions of one run
+share that run's machine state, and on a shared machine the state moves
+between runs by more than the thresholds of times (A/A runs on the 2-core
+development VM: README, "How a row is judged"), so the test of a
+machine-dependent metric (every class but "deterministic") takes each run's
+median as one value: K vs K. With fewer than 4 runs a side the test cannot
+reach p < 0.05 and those metrics are "not gated" (mode "few rounds");
+deterministic metrics keep every repetition.
+
+When nothing deterministic is gated (no instruction-class counter, or one
+that is zero in both files), `warnings` says so and what to enable: the
+result then rests on times alone, or on nothing.
+
 In every mode a change smaller than the metric's floor (an absolute amount
 per iteration, thresholds.py) is no change. Metrics without a threshold
 ("info" class: context switches, migrations, running fraction) get the
@@ -61,6 +75,7 @@ U_TEST = "u-test"
 # machine: the only ones a sample too small for the test may gate.
 DETERMINISTIC_CLASSES = ("deterministic",)
 FEW_REPS = "few reps"
+FEW_ROUNDS = "few rounds"
 THRESHOLD_ONLY = "threshold only"
 
 # Context keys whose difference between the two files is worth a note
@@ -77,6 +92,16 @@ class Side:
     n: int
     source: str             # matching.REPETITIONS, ... SINGLE_RUN
     values: list[float]
+    rounds: int = 1         # runs merged into the file, in order
+
+    def round_medians(self) -> list[float]:
+        """Each run's median (the whole sample as one run when the
+        repetitions do not split evenly into the file's rounds)."""
+        if self.source != matching.REPETITIONS or self.n % self.rounds:
+            return [stats.median(self.values)]
+        size = self.n // self.rounds
+        return [stats.median(self.values[i * size:(i + 1) * size])
+                for i in range(self.rounds)]
 
 
 @dataclass
@@ -112,6 +137,7 @@ class Comparison:
     metrics: list[str]                   # in display order
     pairing: matching.Pairing
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def count(self, verdict: str) -> int:
         return sum(1 for r in self.rows if r.verdict == verdict)
@@ -119,6 +145,12 @@ class Comparison:
     @property
     def regressions(self) -> list[Row]:
         return [r for r in self.rows if r.verdict == REGRESSION]
+
+    @property
+    def regressed_benchmarks(self) -> list[str]:
+        """Each benchmark with at least one regressed metric, once, in
+        row order."""
+        return list(dict.fromkeys(r.benchmark for r in self.regressions))
 
 
 def selected(metric: str, patterns: list[str] | None) -> bool:
@@ -133,9 +165,17 @@ def selected(metric: str, patterns: list[str] | None) -> bool:
                for p in patterns)
 
 
-def _side(sample: matching.Sample) -> Side:
+def _side(sample: matching.Sample, rounds: int) -> Side:
     return Side(stats.median(sample.values), len(sample.values),
-                sample.source, list(sample.values))
+                sample.source, list(sample.values), rounds)
+
+
+def rounds_of(bench: benchjson.BenchFile) -> int:
+    """How many runs scripts/merge.py joined into the file (1 otherwise)."""
+    try:
+        return max(1, int(bench.context.get("pmubench_merged_files", 1)))
+    except (TypeError, ValueError):
+        return 1
 
 
 @dataclass(frozen=True)
@@ -153,14 +193,19 @@ def judge(baseline: Side, contender: Side, threshold: thresholds.Threshold,
     for the rules)."""
     change = stats.relative_change(baseline.center, contender.center)
     p = interval = None
+    by_round = (threshold.metric_class not in DETERMINISTIC_CLASSES and
+                max(baseline.rounds, contender.rounds) > 1)
     if (baseline.source == contender.source == matching.REPETITIONS):
-        p = stats.mann_whitney_p(baseline.values, contender.values)
-        interval = stats.ratio_interval(baseline.values, contender.values, alpha)
-        if stats.min_two_sided_p(baseline.n, contender.n) < alpha:
+        b_values, c_values = baseline.values, contender.values
+        if by_round:
+            b_values, c_values = baseline.round_medians(), contender.round_medians()
+        p = stats.mann_whitney_p(b_values, c_values)
+        interval = stats.ratio_interval(b_values, c_values, alpha)
+        if stats.min_two_sided_p(len(b_values), len(c_values)) < alpha:
             mode = U_TEST
             evidence = p < alpha
         else:
-            mode = FEW_REPS
+            mode = FEW_ROUNDS if by_round else FEW_REPS
             evidence = stats.completely_separated(
                 baseline.values, contender.values,
                 worse_is_higher=contender.center > baseline.center)
@@ -177,6 +222,50 @@ def judge(baseline: Side, contender: Side, threshold: thresholds.Threshold,
     else:
         verdict = NO_CHANGE
     return Judgement(verdict, mode, change, p, interval)
+
+
+def gate_warnings(rows: list[Row]) -> list[str]:
+    """A warning when a benchmark has no deterministic metric with a
+    non-zero value gated: its result then rests on times alone, or on
+    nothing."""
+    benchmarks = list(dict.fromkeys(r.benchmark for r in rows))
+    deterministic = [r for r in rows if r.threshold.pct is not None and
+                     r.threshold.metric_class in DETERMINISTIC_CLASSES]
+    live = {r.benchmark for r in deterministic
+            if r.baseline.center != 0 or r.contender.center != 0}
+    blind = [b for b in benchmarks if b not in live]
+    if not blind:
+        return []
+    times_gated = any(r.verdict != NOT_GATED for r in rows
+                      if r.benchmark in blind and
+                      r.threshold.metric_class not in DETERMINISTIC_CLASSES)
+    enable = ("count instructions to gate code changes exactly "
+              "(--counters=instructions,... on a machine with a hardware "
+              "PMU, or scripts/pmu-vm)")
+    not_timed = ("no time-like metric was gated (--threshold time=off, or "
+                 "too few repetitions or rounds for the test)")
+    if len(blind) < len(benchmarks):
+        some = (f"{len(blind)} of {len(benchmarks)} benchmarks (e.g. "
+                f"{', '.join(blind[:3])}) have no instruction-class counter "
+                "with a non-zero value")
+        if times_gated:
+            return [f"{some}: only times and other machine-dependent metrics "
+                    "judge them, and a shared machine moves those between "
+                    f"runs; {enable}"]
+        return [f"{some} and {not_timed}: a slowdown there cannot fail this "
+                f"comparison; {enable}"]
+    if deterministic:
+        names = ", ".join(dict.fromkeys(r.metric for r in deterministic))
+        reason = f"every deterministic metric ({names}) is zero in both files"
+    else:
+        reason = "neither file has an instruction-class counter"
+    if times_gated:
+        return [f"nothing deterministic was gated: {reason}, so only times "
+                "and other machine-dependent metrics decide this result, and "
+                f"a shared machine moves those between runs; {enable}"]
+    return [f"this comparison gated nothing: {reason}, and {not_timed}, so it "
+            f"cannot fail on a slowdown; {enable}, or drop --threshold "
+            "time=off and run more repetitions"]
 
 
 def _noise_notes(rows: list[Row], metrics: list[str]) -> list[str]:
@@ -232,11 +321,12 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
     for metric in metrics:
         threshold = thresholds.resolve(metric, overrides)
         higher = benchjson.is_higher_better(metric)
+        b_rounds, c_rounds = rounds_of(baseline), rounds_of(contender)
         for b_runs, c_runs in pairing.common:
             b_sample, c_sample = b_runs.sample(metric), c_runs.sample(metric)
             if b_sample is None or c_sample is None:
                 continue
-            b, c = _side(b_sample), _side(c_sample)
+            b, c = _side(b_sample, b_rounds), _side(c_sample, c_rounds)
             j = judge(b, c, threshold, higher, alpha)
             unit = b_runs.time_unit if metric in benchjson.TIME_METRICS else ""
             rows.append(Row(b_runs.name, metric, unit, b, c, j.change, j.p_value,
@@ -256,7 +346,7 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                          "benchmark's measurement")
     notes += _noise_notes(rows, metrics)
     return Comparison(baseline.path, contender.path, alpha, rows, geomeans,
-                      metrics, pairing, notes)
+                      metrics, pairing, notes, gate_warnings(rows))
 
 
 def exit_code(comparison: Comparison, strict: bool = False) -> int:

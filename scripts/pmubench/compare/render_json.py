@@ -2,7 +2,8 @@
 "change_infinite" saying which way), so any JSON parser reads it.
 
 {"schema": "pmubench-compare/1", "baseline": PATH, "contender": PATH,
- "alpha": 0.05, "exit_code": 0|1, "result": "pass"|"fail",
+ "alpha": 0.05, "confidence": "95%", "exit_code": 0|1,
+ "result": "pass"|"fail", "regressed_benchmarks": [names],
  "counts": {"regression": N, "improvement": N, "no significant change": N,
             "not gated": N},
  "rows": [{"benchmark", "metric", "unit", "higher_is_better",
@@ -15,7 +16,7 @@
  "only_in_baseline": [...], "only_in_contender": [...],
  "failed": [{"benchmark", "side", "error"}],
  "metrics_only_in_baseline": {metric: [benchmarks]},
- "metrics_only_in_contender": {...}, "notes": [...]}
+ "metrics_only_in_contender": {...}, "notes": [...], "warnings": [...]}
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import math
 from typing import Any
 
 from pmubench.compare import comparison as cmp
+from pmubench.compare import stats
 
 
 def _finite(x: float | None) -> float | None:
@@ -61,8 +63,10 @@ def to_dict(c: cmp.Comparison, exit_code: int) -> dict[str, Any]:
     return {
         "schema": "pmubench-compare/1",
         "baseline": c.baseline_path, "contender": c.contender_path,
-        "alpha": c.alpha, "exit_code": exit_code,
+        "alpha": c.alpha, "confidence": stats.confidence_label(c.alpha),
+        "exit_code": exit_code,
         "result": "fail" if exit_code else "pass",
+        "regressed_benchmarks": c.regressed_benchmarks,
         "counts": {v: c.count(v) for v in (cmp.REGRESSION, cmp.IMPROVEMENT,
                                            cmp.NO_CHANGE, cmp.NOT_GATED)},
         "rows": [_row(r) for r in c.rows],
@@ -74,6 +78,7 @@ def to_dict(c: cmp.Comparison, exit_code: int) -> dict[str, Any]:
         "metrics_only_in_baseline": p.metrics_only_in_baseline,
         "metrics_only_in_contender": p.metrics_only_in_contender,
         "notes": c.notes,
+        "warnings": c.warnings,
     }
 
 

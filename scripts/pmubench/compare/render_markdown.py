@@ -6,6 +6,7 @@ from __future__ import annotations
 from pmubench.compare import comparison as cmp
 from pmubench.compare import formatting as fmt
 from pmubench.compare import render_text
+from pmubench.compare import stats
 
 # GitHub rejects comments over 65,536 characters; a row is about 130.
 MAX_DETAIL_ROWS = 250
@@ -48,13 +49,17 @@ def largest_changes(rows: list[cmp.Row], limit: int) -> list[cmp.Row]:
 
 def render(c: cmp.Comparison) -> str:
     regressions = c.count(cmp.REGRESSION)
-    head = (f":x: {regressions} regression(s) beyond threshold" if regressions
+    head = (f":x: {regressions} regression(s) beyond threshold in "
+            f"{len(c.regressed_benchmarks)} benchmark(s)" if regressions
             else ":white_check_mark: no regression beyond threshold")
     out = [f"### pmubench comparison: {head}", "",
            f"Baseline `{_escape(c.baseline_path)}`, contender "
            f"`{_escape(c.contender_path)}`. Change is of the medians; CI is a "
-           f"{100 * (1 - c.alpha):g}% Hodges-Lehmann interval; p is a two-sided "
-           f"Mann-Whitney U test (alpha {c.alpha:g}).", ""]
+           f"{stats.confidence_label(c.alpha)} Hodges-Lehmann interval; p is a "
+           f"two-sided Mann-Whitney U test (alpha {c.alpha:g}).", ""]
+    out += [f"> :warning: **Warning:** {_escape(w)}" for w in c.warnings]
+    if c.warnings:
+        out.append("")
     changed = [r for r in c.rows if r.verdict in (cmp.REGRESSION, cmp.IMPROVEMENT)]
     changed.sort(key=lambda r: r.verdict != cmp.REGRESSION)
     if changed:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pmubench.compare import comparison as cmp
 from pmubench.compare import formatting as fmt
+from pmubench.compare import stats
 
 _RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m", "\033[0m"
 _HEADER = ("Benchmark", "Baseline", "Contender", "Change", "CI", "p", "Verdict")
@@ -32,8 +33,8 @@ def _table(cells: list[tuple[str, ...]], verdicts: list[str | None],
 
 def render(c: cmp.Comparison, color: bool = False) -> str:
     out = [f"Baseline:  {c.baseline_path}", f"Contender: {c.contender_path}",
-           f"CI: {100 * (1 - c.alpha):g}% Hodges-Lehmann interval of the change; "
-           f"p: two-sided Mann-Whitney U; alpha {c.alpha:g}"]
+           f"CI: {stats.confidence_label(c.alpha)} Hodges-Lehmann interval of "
+           f"the change; p: two-sided Mann-Whitney U; alpha {c.alpha:g}"]
     if any(r.mode != cmp.U_TEST for r in c.rows):
         out.append("Verdicts marked (few reps) or (threshold only) rest on less "
                    "evidence than the test; compare.py --help says how")
@@ -80,6 +81,7 @@ def summary_lines(c: cmp.Comparison) -> list[str]:
                        f"({len(benches)} benchmark{'s' if len(benches) != 1 else ''}: "
                        f"{fmt.names(benches, 4)})")
     out += [f"Note: {n}" for n in c.notes]
+    out += [f"WARNING: {w}" for w in c.warnings]
     out.append(result_line(c))
     return out
 
@@ -89,9 +91,10 @@ def result_line(c: cmp.Comparison) -> str:
               f"{c.count(cmp.IMPROVEMENT)} improvement(s), "
               f"{c.count(cmp.NO_CHANGE)} no significant change, "
               f"{c.count(cmp.NOT_GATED)} not gated")
+    benchmarks = f"{len(c.regressed_benchmarks)} benchmark(s) regressed"
     if c.regressions:
         worst = ", ".join(f"{r.benchmark} {r.metric} {fmt.change(r.change)}"
                           for r in c.regressions[:5])
         more = f" and {len(c.regressions) - 5} more" if len(c.regressions) > 5 else ""
-        return f"Result: FAIL: {counts}: {worst}{more}"
-    return f"Result: PASS: {counts}"
+        return f"Result: FAIL: {benchmarks}; {counts}: {worst}{more}"
+    return f"Result: PASS: {benchmarks}; {counts}"

@@ -6,6 +6,8 @@
 - `min_two_sided_p`: the smallest p the exact test can give for sample
   sizes n and m, 2 / C(n+m, n). With 3 vs 3 it is 0.1, so no difference
   can reach p < 0.05; with 4 vs 4 it is 0.029 and with 5 vs 5 0.0079.
+- `confidence_label`: the one label of the confidence level (1 - alpha)
+  that every output prints ("95%").
 - `ratio_interval`: a distribution-free confidence interval for the change,
   Hodges-Lehmann style (Moses 1965; Bauer 1972): order statistics of all
   n*m pairwise differences log(contender_j) - log(baseline_i), cut where the
@@ -58,6 +60,12 @@ def mann_whitney_p(baseline: list[float], contender: list[float]) -> float:
                                           alternative="two-sided")
     p = float(result.pvalue)
     return 1.0 if math.isnan(p) else p
+
+
+def confidence_label(alpha: float) -> str:
+    """The confidence level of a comparison at alpha, as every output
+    (text, markdown, JSON, plots) labels it: '95%' for alpha 0.05."""
+    return f"{100.0 * (1.0 - alpha):g}%"
 
 
 def min_two_sided_p(n: int, m: int) -> float:
