@@ -4,6 +4,7 @@ import html
 import html.parser
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import matplotlib.image
 import pytest
 
 from pmubench import benchjson
+from pmubench.compare import comparison
 from pmubench.report import build as report
 from pmubench.report import outdir as outdir_mod
 from pmubench.report import series
@@ -95,12 +97,19 @@ def expected_plots(path):
         if not measured:
             continue
         metrics = series.ordered_metrics(measured)
-        kinds = {series.metric_kind(m) for m in metrics}
+        # No panel for a metric with one value across the family (2 or more
+        # benchmarks), or zero in a family of one.
+        drawn = []
+        for m in metrics:
+            means = {i.stats[m].mean for i in measured if m in i.stats}
+            if not (len(means) == 1 and (len(measured) > 1 or 0.0 in means)):
+                drawn.append(m)
+        kinds = {series.metric_kind(m) for m in drawn}
         if any(series.metric_kind(m) == "derived" and not (
                 m == "pmu_running_fraction" and series.fully_counted(measured))
-               for m in metrics):
+               for m in drawn):
             expected.add(f"{stem}.{family}.derived.png")
-        if series.choose_x_axis(measured):
+        if series.choose_x_axis(measured) and drawn:
             expected.add(f"{stem}.{family}.scaling.png")
         if "counter" in kinds:
             expected.add(f"{stem}.{family}.counters.png")
@@ -193,42 +202,35 @@ def grouped(tmp_path_factory):
     return render_edited(tmp_path_factory, "grouped", data)
 
 
-def test_case_files_group_plots_by_source_file(grouped):
+def test_each_family_has_its_own_section_named_with_its_source_file(grouped):
     pngs = set(check_report_dir(grouped))
-    # No sweep in either branch family: bars and spread, no scaling plot.
-    assert {"grouped.branch_prediction.counters.png",
-            "grouped.branch_prediction.spread.png"} <= pngs
-    assert not any(p.startswith("grouped.branch_prediction.scaling") for p in pngs)
-    # Two families sweep argument 1, one sweeps threads: a figure per axis.
-    assert {"grouped.mixed.scaling.argument_1.png",
-            "grouped.mixed.scaling.threads.png",
-            "grouped.mixed.counters.png"} <= pngs
-    assert "grouped.memory_hierarchy.scaling.png" in pngs
-    for family in ("BM_BranchSorted", "BM_BranchShuffled", "BM_FlatHashMapLookup",
-                   "BM_FirstTouch", "BM_FalseSharing", "BM_PointerChase"):
-        assert not any(p.startswith(f"grouped.{family}.") for p in pngs), family
-    # Not listed: its own per-family plots as before.
-    assert "grouped.BM_SyscallGetpid.counters.png" in pngs
-    assert not any("gone" in p for p in pngs)
+    # Families of one source file never share a figure: no per-file plots.
+    for source in ("branch_prediction", "mixed", "memory_hierarchy", "gone"):
+        assert not any(p.startswith(f"grouped.{source}.") for p in pngs), source
+    assert {"grouped.BM_BranchSorted.counters.png",
+            "grouped.BM_BranchShuffled.counters.png",
+            "grouped.BM_FlatHashMapLookup.scaling.png",
+            "grouped.BM_FirstTouch.scaling.png",
+            "grouped.BM_FalseSharing.scaling.png",
+            "grouped.BM_PointerChase.scaling.png",
+            "grouped.BM_SyscallGetpid.counters.png"} <= pngs
 
     with open(os.path.join(grouped, "index.html"), encoding="utf-8") as f:
         page = f.read()
-    for heading in ("branch_prediction (2 families)", "mixed (3 families)",
-                    "memory_hierarchy (1 family)", "BM_SyscallGetpid"):
+    for heading in ("BM_BranchSorted (branch_prediction)", "BM_FirstTouch (mixed)",
+                    "BM_PointerChase (memory_hierarchy)", "BM_SyscallGetpid"):
         assert f">{heading}</h3>" in page, heading
-    # One value table per group, holding every benchmark of its families.
-    mixed = page[page.index(">mixed (3 families)</h3>"):]
-    mixed = mixed[:mixed.index("<h3")]
-    for name in ("BM_FlatHashMapLookup/16", "BM_FirstTouch/256",
-                 "BM_FalseSharing/real_time/threads:2"):
-        assert f"<td>{name}</td>" in mixed, name
+    # One value table per family, holding only that family's benchmarks.
+    first_touch = page[page.index(">BM_FirstTouch (mixed)</h3>"):]
+    first_touch = first_touch[:first_touch.index("<h3")]
+    assert "<td>BM_FirstTouch/256</td>" in first_touch
+    assert "BM_FlatHashMapLookup/16" not in first_touch
 
 
 def test_two_files_add_one_comparison_plot_per_shared_metric(pair):
     pngs = check_report_dir(pair)
-    base = series.instances_of(benchjson.load(BASE))
-    other = series.instances_of(benchjson.load(CONTENDER))
-    shared = [m for m in series.ordered_metrics(base) if series.changes(base, other, m)]
+    c = comparison.compare(benchjson.load(BASE), benchjson.load(CONTENDER))
+    shared = [m for m in c.metrics if series.changes(c, m)]
     assert {f"compare.{report.slug(m)}.png" for m in shared} == {
         p for p in pngs if p.startswith("compare.")}
     assert "compare.real_time.png" in pngs
@@ -378,3 +380,40 @@ def test_many_lines_are_split_across_scaling_figures(tmp_path):
 def test_parts():
     assert report.parts([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]
     assert report.parts([], 2) == [[]]
+
+
+def test_constant_panels_are_dropped_and_named_in_one_note(tmp_path_factory):
+    """A counter with one value in every benchmark of a family gets no panel;
+    the section says so once, with the value."""
+    data = load_base()
+    family = None
+    for run in data["benchmarks"]:
+        if run["name"].startswith("BM_PointerChase/"):
+            run["flat_counter"] = 7.0
+            family = "BM_PointerChase"
+    assert family
+    out = render_edited(tmp_path_factory, "flat", data)
+    with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+        page = f.read()
+    section = page[re.search(f"<h3[^>]*>{family}", page).start() + 3:]
+    section = section[:section.index("<h3")]
+    assert "Not drawn, the same for every benchmark (see the table): " in section
+    assert "flat_counter = 7" in section
+    assert "<th>flat_counter" in section  # still in the value table
+
+
+def test_the_comparison_section_shows_compare_py_verdicts(pair):
+    """The HTML carries compare.py's own result line and its table of
+    regressions and improvements, with the one confidence label."""
+    c = comparison.compare(benchjson.load(BASE), benchjson.load(CONTENDER))
+    with open(os.path.join(pair, "index.html"), encoding="utf-8") as f:
+        page = f.read()
+    from pmubench.compare import render_text
+    assert html.escape(render_text.result_line(c)) in page
+    changed = [r for r in c.rows if r.verdict in (comparison.REGRESSION,
+                                                  comparison.IMPROVEMENT)]
+    assert changed, "the fixture pair should have verdicts to show"
+    for r in changed:
+        assert f"<td>{html.escape(r.benchmark)}</td><td>{html.escape(r.metric)}</td>" in page
+    assert "<th>95% CI</th>" in page
+    assert "97%" not in page

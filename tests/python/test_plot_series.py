@@ -126,42 +126,18 @@ def test_case_files_parses_the_runner_key_and_ignores_junk():
     assert series.case_files({}) == {}
 
 
-def test_group_sections_by_source_file_in_file_order():
+def test_one_section_per_family_in_file_order_with_its_source_file():
     insts = [_inst("BM_A/1", real_time=1.0), _inst("BM_Plain", real_time=1.0),
              _inst("BM_D", real_time=1.0), _inst("BM_B/n:2", real_time=1.0),
              _inst("BM_A/2", real_time=1.0)]
     context = {"pmubench_case_files": "BM_A=branch;BM_B=branch;BM_D=ilp"}
     sections = series.group_sections(insts, context)
-    assert [(s.name, s.families, s.grouped) for s in sections] == [
-        ("branch", ["BM_A", "BM_B"], True), ("BM_Plain", ["BM_Plain"], False),
-        ("ilp", ["BM_D"], True)]
-    assert [i.run_name for i in sections[0].members] == ["BM_A/1", "BM_A/2", "BM_B/n:2"]
-    # Without the key (older files): one section per family, as before.
-    assert [(s.name, s.grouped) for s in series.group_sections(insts, {})] == [
-        ("BM_A", False), ("BM_Plain", False), ("BM_D", False), ("BM_B", False)]
-
-
-def test_family_axes_merge_families_sweeping_the_same_argument():
-    members = ([_inst(f"BM_Dep/{n}", real_time=1.0) for n in (1, 8)]
-               + [_inst(f"BM_Ind/{n}", real_time=1.0) for n in (1, 8, 64)]
-               + [_inst("BM_Free", real_time=1.0)]
-               + [_inst(f"BM_T/threads:{t}", t, real_time=1.0) for t in (1, 2)])
-    axes = series.family_axes(members)
-    assert [(a.name, sorted({i.family for i in m})) for a, m in axes] == [
-        ("argument 1", ["BM_Dep", "BM_Ind"]), ("threads", ["BM_T"])]
-    lines = series.line_groups(axes[0][1], axes[0][0], with_family=True)
-    assert sorted(lines) == ["BM_Dep", "BM_Ind"]
-    sweep = [_inst(f"BM_T/n:{n}/sorted:{s}", real_time=1.0)
-             for n in (1, 2) for s in (0, 1)]
-    assert sorted(series.line_groups(sweep, series.choose_x_axis(sweep), True)) == [
-        "BM_T/sorted:0", "BM_T/sorted:1"]
-
-
-@pytest.mark.parametrize("name,expected", [
-    ("bytes", True), ("working_set_bytes", True), ("Bytes", True),
-    ("", False), ("n", False), ("pages", False)])
-def test_is_bytes_argument(name, expected):
-    assert series.is_bytes_argument(name) is expected
+    assert [(s.name, s.source) for s in sections] == [
+        ("BM_A", "branch"), ("BM_Plain", ""), ("BM_D", "ilp"), ("BM_B", "branch")]
+    assert [i.run_name for i in sections[0].members] == ["BM_A/1", "BM_A/2"]
+    # Without the key (older files): the same sections, no source.
+    assert [(s.name, s.source) for s in series.group_sections(insts, {})] == [
+        ("BM_A", ""), ("BM_Plain", ""), ("BM_D", ""), ("BM_B", "")]
 
 
 def test_spans_decades_and_format_bytes():
@@ -190,42 +166,40 @@ def test_time_scale_and_si_scale():
     assert series.si_scale([0.5]) == ("", 1.0)
 
 
-def test_change_is_compare_py_median_change_and_interval():
-    from pmubench.compare import stats as pm_stats
-    base_values = [100.0, 102.0, 98.0, 101.0, 99.0]
-    other_values = [110.0, 111.0, 109.0, 112.0, 108.0]
-    base = series.Stat(statistics.fmean(base_values), statistics.stdev(base_values), 5,
-                       tuple(base_values))
-    other = series.Stat(statistics.fmean(other_values), statistics.stdev(other_values), 5,
-                        tuple(other_values))
-    c = series.change("BM", base, other)
-    assert c.percent == pytest.approx(10.0)  # medians 100 -> 110
-    interval = pm_stats.ratio_interval(base_values, other_values, 0.05)
-    assert (c.low, c.high, c.level) == pytest.approx(
-        (interval.low * 100, interval.high * 100, interval.level))
-    assert 0 < c.low < 10.0 < c.high
-    same = series.change("BM", base, base)
-    assert same.low < 0 < same.high
+def test_changes_are_compare_py_rows_with_their_verdicts():
+    from pmubench.compare import comparison
 
+    def bench(path, values, instructions):
+        runs = [{"name": name, "run_name": name, "run_type": "iteration",
+                 "repetitions": len(vals), "repetition_index": i, "threads": 1,
+                 "iterations": 10, "real_time": v, "cpu_time": v, "time_unit": "ns",
+                 "instructions": instructions[name]}
+                for name, vals in values.items() for i, v in enumerate(vals)]
+        return benchjson.parse({"context": {}, "benchmarks": runs}, path)
 
-def test_change_without_repetitions_or_with_zero_baseline():
-    c = series.change("BM", series.Stat(10.0, 0.0, 1), series.Stat(5.0, 0.0, 1))
-    assert c.percent == pytest.approx(-50.0) and c.low is None and c.high is None
-    zero = series.Stat(0.0, 0.0, 3, (0.0, 0.0, 0.0))
-    assert series.change("BM", zero, series.Stat(5.0, 1.0, 3, (4.0, 5.0, 6.0))) is None
+    base = bench("b", {"BM_A/repeats:3": [100, 102, 98, 101, 99], "BM_Z": [5] * 5},
+                 {"BM_A/repeats:3": 1000.0, "BM_Z": 0.0})
+    head = bench("h", {"BM_A/repeats:5": [110, 111, 109, 112, 108], "BM_Z": [6] * 5},
+                 {"BM_A/repeats:5": 1200.0, "BM_Z": 5.0})
+    c = comparison.compare(base, head)
+    by_key = {ch.key: ch for ch in series.changes(c, "instructions")}
+    # Matched across repeat counts; BM_Z's change from 0 is infinite: no point.
+    assert list(by_key) == ["BM_A"]
+    row = next(r for r in c.rows if r.metric == "instructions")
+    assert by_key["BM_A"].percent == pytest.approx(20.0)
+    assert by_key["BM_A"].verdict == row.verdict == comparison.REGRESSION
+    time = {ch.key: ch for ch in series.changes(c, "real_time")}["BM_A"]
+    time_row = next(r for r in c.rows if r.metric == "real_time" and r.benchmark == "BM_A")
+    assert (time.low, time.high, time.level) == pytest.approx(
+        (time_row.interval.low * 100, time_row.interval.high * 100,
+         time_row.interval.level))
+    assert time.verdict == time_row.verdict
 
 
 def test_aggregates_only_stat_uses_the_median_aggregate():
     stat = series.Stat(10.0, 1.0, 5, median_aggregate=9.0)
     assert stat.median == 9.0
     assert series.Stat(10.0, 1.0, 5).median == 10.0
-
-
-def test_changes_match_benchmarks_across_repeat_counts():
-    base = [_inst("BM_A/1/repeats:3", real_time=10.0), _inst("BM_B", real_time=4.0)]
-    other = [_inst("BM_A/1/repeats:5", real_time=12.0)]
-    chs = series.changes(base, other, "real_time")
-    assert [(c.key, round(c.percent, 6)) for c in chs] == [("BM_A/1", 20.0)]
 
 
 def test_metric_kind_and_unit():
@@ -238,3 +212,10 @@ def test_metric_kind_and_unit():
     assert series.metric_unit("IPC") == "instructions per cycle"
     assert series.metric_unit("msr/tsc/") == "TSC ticks per iteration"
     assert series.metric_unit("cycles:u") == "cycles per iteration"
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("bytes", True), ("working_set_bytes", True), ("Bytes", True),
+    ("", False), ("n", False), ("pages", False)])
+def test_is_bytes_argument(name, expected):
+    assert series.is_bytes_argument(name) is expected

@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pmubench import benchjson
+from pmubench.compare import comparison
+from pmubench.compare import formatting as compare_fmt
+from pmubench.compare import render_text as compare_text
+from pmubench.compare import stats as compare_stats
 from pmubench.report import render
 from pmubench.report import series
 
@@ -32,11 +36,11 @@ class Table:
 
 @dataclass
 class FamilySection:
-    """A family, or every family one source file registered (the run's
-    pmubench_case_files context key): its plots and one value table."""
-    name: str       # 'BM_Chase', or 'branch_prediction (4 families)'
+    """A family: its plots and one value table."""
+    name: str       # 'BM_Chase', or 'BM_Chase (memory_hierarchy)'
     figures: list[Figure]
     table: Table
+    note: str = ""  # the panels left out, and why
 
 
 @dataclass
@@ -48,9 +52,19 @@ class FileSection:
 
 
 @dataclass
+class Verdicts:
+    """scripts/compare.py's judgement of one contender against the baseline."""
+    contender: str
+    result: str           # its result line
+    warnings: list[str]
+    table: Table          # regressions and improvements
+
+
+@dataclass
 class Report:
     files: list[FileSection]
     comparisons: list[Figure] = field(default_factory=list)
+    verdicts: list[Verdicts] = field(default_factory=list)
 
     def figures(self) -> list[Figure]:
         result = [f for fs in self.files for fam in fs.families for f in fam.figures]
@@ -112,15 +126,23 @@ class _Names:
 
 def _constant_metrics(members: list[series.Instance],
                       metrics: list[str]) -> dict[str, float]:
-    """Metrics with one value across every benchmark of a family (2+)."""
-    if len(members) < 2:
-        return {}
+    """Metrics no panel is drawn for: one value across every benchmark of a
+    family of 2 or more, or 0 in a family of one. A flat line or a row of
+    equal bars says nothing the value table does not."""
     result = {}
     for metric in metrics:
         means = {m.stats[metric].mean for m in members if metric in m.stats}
-        if len(means) == 1:
+        if len(means) == 1 and (len(members) > 1 or 0.0 in means):
             result[metric] = means.pop()
     return result
+
+
+def constant_note(constant: dict[str, float]) -> str:
+    """The one line a section says about the panels it left out."""
+    if not constant:
+        return ""
+    return ("Not drawn, the same for every benchmark (see the table): " +
+            ", ".join(f"{m} = {series.format_value(v)}" for m, v in constant.items()))
 
 
 def _repetitions(members: list[series.Instance]) -> int:
@@ -151,17 +173,16 @@ def value_table(members: list[series.Instance], metrics: list[str]) -> Table:
 
 @dataclass
 class _SectionPlan:
-    """What one section's figures are drawn from: a family, or the families
-    one source file registered (series.group_sections)."""
+    """What one section's figures are drawn from: a family."""
     outdir: str
     names: _Names
     file_slug: str
-    name: str                       # the family, or the source file stem
+    name: str                       # the family
     where: str                      # 'BM_Chase (run.json)' for figure titles
     measured: list[series.Instance]  # benchmarks with at least one result
     metrics: list[str]
     reps: int
-    grouped: bool = False           # several families: name them on lines/bars
+    constant: dict[str, float]       # metrics not drawn (_constant_metrics)
 
     def path(self, kind: str) -> tuple[str, str]:
         name = self.names.take(self.file_slug, self.name, kind)
@@ -169,38 +190,28 @@ class _SectionPlan:
 
 
 def _scaling(plan: _SectionPlan, context: dict[str, Any]) -> list[Figure]:
-    """One figure per x axis; a family's axis is its own choose_x_axis, so a
-    group's families that sweep different arguments get a figure each."""
-    if plan.grouped:
-        axes = series.family_axes(plan.measured)
-    else:
-        axis = series.choose_x_axis(plan.measured)
-        axes = [(axis, plan.measured)] if axis is not None else []
+    """The family's scaling figure(s) against its swept argument, if any,
+    with a panel per metric that varies across the benchmarks."""
+    axis = series.choose_x_axis(plan.measured)
+    drawn = [m for m in plan.metrics if m not in plan.constant]
+    if axis is None or not drawn:
+        return []
     figures = []
-    for axis, members in axes:
-        # The metrics of these members only: a group's other families may
-        # count other events.
-        metrics = series.ordered_metrics(members)
-        constant = _constant_metrics(members, metrics)
-        drawn = [m for m in metrics if m not in constant] or metrics[:1]
-        kind = "scaling" if len(axes) == 1 else f"scaling.{axis.name}"
-        lines = series.line_groups(members, axis, plan.grouped)
-        line_parts = parts(list(lines), MAX_LINES)
-        for index, keys in enumerate(line_parts):
-            part = _part_note(index, len(line_parts), MAX_LINES, len(lines), "lines")
-            name, path = plan.path(kind if len(line_parts) == 1 else f"{kind}.{index + 1}")
-            render.scaling_figure(path, f"{plan.where}: metrics vs {axis.name}{part}",
-                                  [i for k in keys for i in lines[k]], axis, drawn,
-                                  context, plan.grouped)
-            figures.append(Figure(name, f"{plan.name}: scaling with {axis.name}{part}",
-                                  _scaling_caption(plan, context, axis, members,
-                                                   constant, len(axes))))
+    lines = series.line_groups(plan.measured, axis)
+    line_parts = parts(list(lines), MAX_LINES)
+    for index, keys in enumerate(line_parts):
+        part = _part_note(index, len(line_parts), MAX_LINES, len(lines), "lines")
+        name, path = plan.path("scaling" if len(line_parts) == 1 else f"scaling.{index + 1}")
+        render.scaling_figure(path, f"{plan.where}: metrics vs {axis.name}{part}",
+                              [i for k in keys for i in lines[k]], axis, drawn,
+                              context)
+        figures.append(Figure(name, f"{plan.name}: scaling with {axis.name}{part}",
+                              _scaling_caption(plan, context, axis)))
     return figures
 
 
-def _scaling_caption(plan: _SectionPlan, context: dict[str, Any], axis: series.XAxis,
-                     members: list[series.Instance], constant: dict[str, float],
-                     axis_count: int) -> str:
+def _scaling_caption(plan: _SectionPlan, context: dict[str, Any],
+                     axis: series.XAxis) -> str:
     """What a scaling figure shows, for its caption."""
     notes = [f"Mean per iteration of each metric against {axis.name}, "
              "one line per benchmark"]
@@ -208,36 +219,26 @@ def _scaling_caption(plan: _SectionPlan, context: dict[str, Any], axis: series.X
                  if plan.reps > 1 else "one repetition (no error bars)")
     if axis.is_bytes and series.cache_markers(context):
         notes.append("dashed lines: cache sizes from the run's context")
-    if constant:
-        notes.append("constant, not drawn: " + ", ".join(
-            f"{m} = {series.format_value(v)}" for m, v in constant.items()))
-    if plan.grouped:
-        swept = list(series.group_families(members))
-        others = [f for f in series.group_families(plan.measured)
-                  if f not in swept]
-        notes.append("families: " + ", ".join(swept))
-        if others and axis_count == 1:
-            notes.append("not drawn (no argument to scale against): "
-                         + ", ".join(others))
     return "; ".join(notes) + "."
 
 
 def _counters(plan: _SectionPlan) -> list[Figure]:
     figures = []
     fully_counted = series.fully_counted(plan.measured)
-    counters = [m for m in plan.metrics if series.metric_kind(m) == "counter"]
+    counters = [m for m in plan.metrics if series.metric_kind(m) == "counter"
+                and m not in plan.constant]
     if counters:
         caption = ("Each event (and user counter) per iteration for every "
-                   f"benchmark of the {'file' if plan.grouped else 'family'}; "
+                   "benchmark of the family; "
                    "mean, bars ±1 stddev")
         if "pmu_running_fraction" in plan.metrics and fully_counted:
             caption += ("; counters were on the PMU for the whole batch "
                         "(pmu_running_fraction = 1)")
         figures += _row_figures(plan, "counters", "counters per iteration",
                                 caption + ".", lambda path, title, members:
-                                render.bars_figure(path, title, members, counters,
-                                                   full_names=plan.grouped))
-    derived = [m for m in plan.metrics if series.metric_kind(m) == "derived"]
+                                render.bars_figure(path, title, members, counters))
+    derived = [m for m in plan.metrics if series.metric_kind(m) == "derived"
+               and m not in plan.constant]
     if fully_counted and "pmu_running_fraction" in derived:
         derived.remove("pmu_running_fraction")  # 1.0 everywhere: in the caption
     if derived:
@@ -246,7 +247,7 @@ def _counters(plan: _SectionPlan) -> list[Figure]:
             "IPC, miss ratios and pmu_running_fraction (share of the batch "
             "the counters were on the PMU; 1 = fully counted).",
             lambda path, title, members: render.bars_figure(
-                path, title, members, derived, derived=True, full_names=plan.grouped))
+                path, title, members, derived, derived=True))
     return figures
 
 
@@ -284,16 +285,12 @@ def _spread(plan: _SectionPlan) -> list[Figure]:
         caption += "; left out (a zero median): " + ", ".join(skipped)
     return _row_figures(plan, "spread", f"spread over {plan.reps} repetitions",
                         caption + ".", lambda path, title, members:
-                        render.spread_figure(path, title, members, drawn,
-                                             full_names=plan.grouped))
+                        render.spread_figure(path, title, members, drawn))
 
 
 def section_title(section: series.Section) -> str:
-    """'branch_prediction (4 families)' for a source file; a family's name."""
-    if not section.grouped:
-        return section.name
-    count = len(section.families)
-    return f"{section.name} ({count} {'family' if count == 1 else 'families'})"
+    """'BM_Chase (memory_hierarchy)' with its source file, else the family."""
+    return f"{section.name} ({section.source})" if section.source else section.name
 
 
 def _section(outdir: str, names: _Names, file_slug: str, file_label: str,
@@ -303,21 +300,24 @@ def _section(outdir: str, names: _Names, file_slug: str, file_label: str,
     plan = _SectionPlan(outdir, names, file_slug, section.name,
                         f"{section.name} ({file_label})", measured,
                         metrics, _repetitions(measured),
-                        grouped=section.grouped)
+                        _constant_metrics(measured, metrics))
     figures = (_scaling(plan, context) + _counters(plan) + _spread(plan)
                if measured else [])
     return FamilySection(section_title(section), figures,
-                         value_table(section.members, metrics))
+                         value_table(section.members, metrics),
+                         constant_note(plan.constant))
 
 
 def _comparisons(outdir: str, names: _Names, labels: list[str],
-                 all_instances: list[list[series.Instance]]) -> list[Figure]:
-    base = all_instances[0]
+                 comparisons: list[comparison.Comparison]) -> list[Figure]:
+    """A figure per metric: every contender's change against the baseline,
+    coloured by scripts/compare.py's verdict of that row."""
     figures = []
-    for metric in series.ordered_metrics(base):
+    metrics = list(dict.fromkeys(m for c in comparisons for m in c.metrics))
+    for metric in metrics:
         contenders = []
-        for label, insts in zip(labels[1:], all_instances[1:]):
-            chs = series.changes(base, insts, metric)
+        for label, c in zip(labels[1:], comparisons):
+            chs = series.changes(c, metric)
             if chs:
                 contenders.append((label, chs))
         if not contenders:
@@ -334,26 +334,35 @@ def _comparisons(outdir: str, names: _Names, labels: list[str],
                 [(label, [c for c in chs if c.key in wanted]) for label, chs in contenders],
                 higher)
             figures.append(_comparison_figure(name, metric, labels[0], part,
-                                              contenders, higher))
+                                              comparisons[0].alpha, higher))
     return figures
 
 
 def _comparison_figure(name: str, metric: str, baseline: str, part: str,
-                       contenders: list, higher: bool) -> Figure:
-    levels = sorted({round(c.level * 100) for _, chs in contenders for c in chs
-                     if c.level is not None})
-    if levels:
-        level = (f"{levels[0]}%" if len(levels) == 1
-                 else f"{levels[0]}-{levels[-1]}%")
-        detail = (f"bars: {level} distribution-free interval from the repetitions "
-                  "(as scripts/compare.py); green/red: better/worse beyond the "
-                  "interval, grey: within it.")
-    else:
-        detail = "no repetitions on both sides, so no intervals."
+                       alpha: float, higher: bool) -> Figure:
     return Figure(
         name, f"{metric}: change vs {baseline}{part}",
         f"Change of the median {metric} per benchmark against the baseline "
-        f"{baseline} ({'higher' if higher else 'lower'} is better); " + detail)
+        f"{baseline} ({'higher' if higher else 'lower'} is better); bars: "
+        f"{compare_stats.confidence_label(alpha)} distribution-free interval "
+        "from the repetitions (where the sample is too small for that level, "
+        "the widest it allows); red/green: scripts/compare.py's regression/"
+        "improvement verdict with its thresholds, grey: no verdict.")
+
+
+def verdict_table(c: comparison.Comparison) -> Table:
+    """compare.py's regressions and improvements as a table, regressions
+    first, and its result line as the last row."""
+    changed = [r for r in c.rows
+               if r.verdict in (comparison.REGRESSION, comparison.IMPROVEMENT)]
+    changed.sort(key=lambda r: r.verdict != comparison.REGRESSION)
+    headers = ["benchmark", "metric", "baseline", "contender", "change",
+               f"{compare_stats.confidence_label(c.alpha)} CI", "verdict"]
+    rows = [[r.benchmark, r.metric, compare_fmt.value(r.baseline.center, r.unit),
+             compare_fmt.value(r.contender.center, r.unit),
+             compare_fmt.change(r.change), compare_fmt.interval(r.interval, c.alpha),
+             compare_fmt.verdict(r)] for r in changed]
+    return Table(headers, rows)
 
 
 def build_report(benches: list[benchjson.BenchFile], outdir: str,
@@ -388,5 +397,9 @@ def build_report(benches: list[benchjson.BenchFile], outdir: str,
     report = Report(sections)
     if len(benches) > 1:
         tell(f"comparison plots against {labels[0]}, {drawn} plots so far")
-        report.comparisons = _comparisons(outdir, names, labels, all_instances)
+        judged = [comparison.compare(benches[0], other) for other in benches[1:]]
+        report.comparisons = _comparisons(outdir, names, labels, judged)
+        report.verdicts = [
+            Verdicts(label, compare_text.result_line(c), c.warnings, verdict_table(c))
+            for label, c in zip(labels[1:], judged)]
     return report

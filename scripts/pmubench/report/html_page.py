@@ -28,6 +28,10 @@ th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right;
 th { background: #f2f2f2; } td:first-child, th:first-child { text-align: left; }
 table.context td { text-align: left; white-space: pre-wrap; }
 .scroll { overflow-x: auto; } .failed { color: #b00020; }
+.note { color: #555; font-size: 0.9em; }
+.verdict { font-weight: 600; } .warning { color: #8a5300; }
+table.context { table-layout: fixed; width: 100%; }
+table.context th { width: 14em; } table.context td { overflow-wrap: anywhere; }
 nav ul { columns: 3; font-size: 0.9em; }
 """
 
@@ -126,6 +130,13 @@ def render_page(rep: report_mod.Report) -> str:
     if rep.comparisons:
         out.append(f'<h2 id="comparison">Comparison: baseline {_e(labels[0])} vs '
                    f"{_e(', '.join(labels[1:]))}</h2>")
+        for v in rep.verdicts:
+            out.append(f"<h3>scripts/compare.py: {_e(v.contender)} against "
+                       f"{_e(labels[0])}</h3>")
+            out.append(f'<p class="verdict">{_e(v.result)}</p>')
+            out += [f'<p class="warning">WARNING: {_e(w)}</p>' for w in v.warnings]
+            if v.table.rows:
+                out.append(_table(v.table))
         out += [_figure(f) for f in rep.comparisons]
     for fs in rep.files:
         out.append(f'<h2 id="{_anchor(fs.label)}">Run {_e(fs.label)}</h2>')
@@ -135,6 +146,8 @@ def render_page(rep: report_mod.Report) -> str:
         out.append("</table>")
         for fam in fs.families:
             out.append(f'<h3 id="{_anchor(fs.label, fam.name)}">{_e(fam.name)}</h3>')
+            if fam.note:
+                out.append(f'<p class="note">{_e(fam.note)}</p>')
             out += [_figure(f) for f in fam.figures]
             out.append(_table(fam.table))
     out.append("</body></html>")

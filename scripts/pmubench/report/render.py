@@ -19,6 +19,7 @@ import matplotlib.transforms as mtransforms  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
+from pmubench.compare import comparison as pm_comparison  # noqa: E402
 from pmubench.report import series  # noqa: E402
 
 WIDTH_IN = 11.0
@@ -92,16 +93,13 @@ def _draw_cache_markers(ax: Any, markers: list[tuple[float, str]],
 
 def scaling_figure(path: str, title: str, members: list[series.Instance],
                    axis: series.XAxis, metrics: list[str],
-                   context: dict[str, Any], with_family: bool = False) -> None:
+                   context: dict[str, Any]) -> None:
     """One panel per metric: mean against axis, one line per benchmark.
 
     Error bars are one standard deviation over repetitions. Dashed vertical
-    lines mark cache sizes where the axis is a size in bytes. with_family
-    (members of several families): lines are named after their family and
-    a family's lines share a marker.
+    lines mark cache sizes where the axis is a size in bytes.
     """
-    lines = series.line_groups(members, axis, with_family)
-    families = list(dict.fromkeys(g[0].family for g in lines.values()))
+    lines = series.line_groups(members, axis)
     xs_all = sorted({axis.value(i) for group in lines.values() for i in group})
     log_x = series.spans_decades(xs_all)
     markers = series.cache_markers(context) if axis.is_bytes else []
@@ -132,9 +130,7 @@ def scaling_figure(path: str, title: str, members: list[series.Instance],
             x = [p[0] for p in pts]
             y = np.array([p[1].mean for p in pts]) / scale
             err = np.array([p[1].stddev for p in pts]) / scale
-            marker = (_MARKERS[families.index(group[0].family) % len(_MARKERS)]
-                      if with_family else "o")
-            h = ax.errorbar(x, y, yerr=err if err.any() else None, marker=marker,
+            h = ax.errorbar(x, y, yerr=err if err.any() else None, marker="o",
                             markersize=3.5, linewidth=1.3, capsize=2, label=key,
                             zorder=3)
             if key not in labels:
@@ -181,19 +177,17 @@ def scaling_figure(path: str, title: str, members: list[series.Instance],
     _save(fig, path)
 
 
-def _instance_label(inst: series.Instance, full_name: bool) -> str:
-    """The name without the family, or the whole name with full_name (bars of
-    several families)."""
-    name = inst.key if full_name else inst.short_name
+def _instance_label(inst: series.Instance) -> str:
+    """The name without the family (a figure shows one family)."""
+    name = inst.short_name
     return f"{name} [{inst.label}]" if inst.label else name
 
 
 def bars_figure(path: str, title: str, members: list[series.Instance],
-                metrics: list[str], derived: bool = False,
-                full_names: bool = False) -> None:
+                metrics: list[str], derived: bool = False) -> None:
     """One horizontal bar panel per metric; bars are benchmarks, ±1 stddev."""
     measured = [m for m in members if m.stats]
-    names = [_instance_label(m, full_names) for m in measured]
+    names = [_instance_label(m) for m in measured]
     row_h = max(2.2, 0.26 * len(measured) + 1.1)
     fig, axes = _grid(len(metrics), 3, row_h, extra=0.4)
     y = np.arange(len(measured))
@@ -230,10 +224,10 @@ def bars_figure(path: str, title: str, members: list[series.Instance],
 
 
 def spread_figure(path: str, title: str, members: list[series.Instance],
-                  metrics: list[str], full_names: bool = False) -> None:
+                  metrics: list[str]) -> None:
     """Repetitions as deviation from each benchmark's median (box + points)."""
     measured = [m for m in members if m.stats]
-    names = [_instance_label(m, full_names) for m in measured]
+    names = [_instance_label(m) for m in measured]
     row_h = max(2.2, 0.26 * len(measured) + 1.1)
     fig, axes = _grid(len(metrics), 3, row_h, extra=0.4)
     rng = np.random.default_rng(0)  # fixed jitter: same input, same picture
@@ -269,13 +263,17 @@ def spread_figure(path: str, title: str, members: list[series.Instance],
 
 
 
+_VERDICT_COLORS = {pm_comparison.REGRESSION: "#c62828",
+                   pm_comparison.IMPROVEMENT: "#2a9d3a"}
+
+
 def comparison_figure(path: str, title: str, metric: str,
                       contenders: list[tuple[str, list[series.Change]]],
                       higher_is_better: bool) -> None:
     """Change vs baseline per benchmark, one marker per contender file.
 
-    Green: better beyond the interval; red: worse; grey: interval crosses 0
-    (or no repetitions to tell).
+    Red: scripts/compare.py judged the row a regression; green: an
+    improvement; grey: anything else (no significant change, not gated).
     """
     keys: list[str] = []
     for _, chs in contenders:
@@ -290,12 +288,7 @@ def comparison_figure(path: str, title: str, metric: str,
         offset = (n - (len(contenders) - 1) / 2) * step
         for c in chs:
             yv = index[c.key] + offset
-            if c.low is None or (c.low <= 0 <= c.high):
-                color = "0.45"
-            elif (c.percent > 0) == higher_is_better:
-                color = "#2a9d3a"
-            else:
-                color = "#c62828"
+            color = _VERDICT_COLORS.get(c.verdict, "0.45")
             if c.low is not None:
                 # The interval is drawn from its own ends: the change of the
                 # medians may lie outside the Hodges-Lehmann interval (3 vs 3

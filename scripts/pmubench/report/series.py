@@ -1,16 +1,16 @@
 """Pure functions that turn loaded benchmark runs into what a report plots.
 
 No matplotlib here (render.py draws; this module decides what to draw):
-per-benchmark statistics over repetitions, grouping into families and into
-sections (a source file's families, from the pmubench_case_files context key),
-the choice of x axis for scaling plots, units and cache-size markers. The
+per-benchmark statistics over repetitions, grouping into families (one
+section each, named with its source file from the pmubench_case_files
+context key), the choice of x axis for scaling plots, units and cache-size markers. The
 change between files reuses scripts/compare.py's statistics (pmubench.compare) so
 the plot and the CI verdict agree.
 
     bench = benchjson.load("run.json")
     for section in group_sections(instances_of(bench), bench.context):
-        for axis, members in family_axes(section.members):  # scaling plots
-            ...
+        axis = choose_x_axis(section.members)  # a scaling plot, or None
+        ...
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 from pmubench import benchjson
 from pmubench.compare import matching
-from pmubench.compare import stats as pm_stats
+from pmubench.compare import comparison as pm_comparison
 
 
 @dataclass(frozen=True)
@@ -244,47 +244,22 @@ def case_files(context: dict[str, Any]) -> dict[str, str]:
 
 @dataclass
 class Section:
-    """Benchmarks a report draws together: a source file's families, or one
-    family that no source file claims (plain BENCHMARK cases, older files)."""
-    name: str              # the source file stem, or the family
-    families: list[str]
+    """The benchmarks a report draws together: one family. A family's
+    benchmarks measure one thing at different sizes; two families of one
+    source file may not (ns per lookup beside ns per whole sort), so they
+    never share an axis."""
+    name: str              # the family
+    source: str            # the source file stem (pmubench_case_files), or ""
     members: list[Instance]
-    grouped: bool          # True: named after a source file
 
 
 def group_sections(instances: list[Instance],
                    context: dict[str, Any]) -> list[Section]:
-    """Families grouped by the source file that registered them, file order.
-
-    Families the context's pmubench_case_files does not list keep a section
-    of their own, as do all families of a file without the key.
-    """
+    """One section per family, in file order, each with the source file
+    that registered it where the context's pmubench_case_files says."""
     sources = case_files(context)
-    sections: dict[tuple[bool, str], Section] = {}
-    for family, members in group_families(instances).items():
-        source = sources.get(family)
-        key = (source is not None, source or family)
-        section = sections.get(key)
-        if section is None:
-            section = sections[key] = Section(key[1], [], [], key[0])
-        section.families.append(family)
-        section.members.extend(members)
-    return list(sections.values())
-
-
-def family_axes(members: list[Instance]) -> list[tuple[XAxis, list[Instance]]]:
-    """Each family's own x axis (choose_x_axis), families sharing one merged.
-
-    Families without an axis (nothing scales) are left out. Two families
-    share an axis when it is the same argument position, name and kind, so a
-    group whose families sweep different arguments gets one plot per axis.
-    """
-    buckets: dict[XAxis, list[Instance]] = {}
-    for family_members in group_families(members).values():
-        axis = choose_x_axis(family_members)
-        if axis is not None:
-            buckets.setdefault(axis, []).extend(family_members)
-    return list(buckets.items())
+    return [Section(family, sources.get(family, ""), members)
+            for family, members in group_families(instances).items()]
 
 
 @dataclass(frozen=True)
@@ -301,30 +276,25 @@ class XAxis:
             return None
         return _as_number(inst.args[self.position][1])
 
-    def line_key(self, inst: Instance, with_family: bool = False) -> str:
-        """The benchmark a point belongs to: every other argument, threads
-        (after the family with with_family: 'BM_Chase/stride:64')."""
+    def line_key(self, inst: Instance) -> str:
+        """The benchmark a point belongs to: every other argument, threads."""
         parts = [f"{k}:{v}" if k else v
                  for i, (k, v) in enumerate(inst.args) if i != self.position]
         if self.position >= 0 and inst.threads > 1:
             parts.append(f"threads:{inst.threads}")
-        if with_family:
-            parts.insert(0, inst.family)
         return "/".join(parts) or inst.family
 
 
-def line_groups(members: list[Instance], axis: XAxis,
-                with_family: bool = False) -> dict[str, list[Instance]]:
+def line_groups(members: list[Instance], axis: XAxis) -> dict[str, list[Instance]]:
     """Measured benchmarks split into the lines of a scaling plot.
 
-    A line's name is its other arguments (after the family with
-    with_family, for plots of several families); a label shared by the whole
+    A line's name is its other arguments; a label shared by the whole
     line (and not by every line) is appended: 'sorted:1 [sorted]'.
     """
     lines: dict[str, list[Instance]] = {}
     for inst in members:
         if inst.stats and axis.value(inst) is not None:
-            lines.setdefault(axis.line_key(inst, with_family), []).append(inst)
+            lines.setdefault(axis.line_key(inst), []).append(inst)
     labels = {key: {i.label for i in group} for key, group in lines.items()}
     distinct = {next(iter(v)) for v in labels.values() if len(v) == 1}
     if len(lines) > 1 and len(distinct) > 1 and all(len(v) == 1 for v in labels.values()):
@@ -408,44 +378,29 @@ def cache_markers(context: dict[str, Any]) -> list[tuple[float, str]]:
 
 @dataclass(frozen=True)
 class Change:
-    """Contender vs baseline for one benchmark and metric, in percent.
-
-    The numbers scripts/compare.py judges by (pmubench.compare.stats): change of
-    the medians, distribution-free interval from the repetitions.
-    """
+    """Contender vs baseline for one benchmark and metric, in percent, with
+    scripts/compare.py's own verdict (pmubench.compare.comparison)."""
     key: str
     percent: float
     low: Optional[float]   # None without 2+ repetitions on both sides
     high: Optional[float]
     level: Optional[float] = None  # the interval's actual confidence level
+    verdict: str = ""              # comparison.REGRESSION, IMPROVEMENT, ...
 
 
-def change(key: str, base: Stat, other: Stat, alpha: float = 0.05) -> Optional[Change]:
-    """Relative change of the median, with pmubench.compare.stats' ratio interval.
-
-    None when the baseline median is zero (a relative change is undefined).
-    """
-    if base.median == 0:
-        return None
-    percent = pm_stats.relative_change(base.median, other.median) * 100.0
-    interval = pm_stats.ratio_interval(list(base.values), list(other.values), alpha)
-    if interval is None:
-        return Change(key, percent, None, None)
-    return Change(key, percent, interval.low * 100.0, interval.high * 100.0,
-                  interval.level)
-
-
-def changes(base: list[Instance], other: list[Instance], metric: str) -> list[Change]:
-    """Changes of one metric for benchmarks measured in both files, base order."""
-    others = {inst.key: inst for inst in other}
+def changes(comparison: pm_comparison.Comparison, metric: str) -> list[Change]:
+    """The rows of one metric of a compare.py comparison as plot points, in
+    the baseline's order; rows whose change is infinite (a zero baseline)
+    are left out."""
     result = []
-    for inst in base:
-        match = others.get(inst.key)
-        if match is None or metric not in inst.stats or metric not in match.stats:
+    for row in comparison.rows:
+        if row.metric != metric or not math.isfinite(row.change):
             continue
-        c = change(inst.key, inst.stats[metric], match.stats[metric])
-        if c is not None:
-            result.append(c)
+        iv = row.interval
+        result.append(Change(row.benchmark, row.change * 100.0,
+                             None if iv is None else iv.low * 100.0,
+                             None if iv is None else iv.high * 100.0,
+                             None if iv is None else iv.level, row.verdict))
     return result
 
 
