@@ -232,7 +232,7 @@ def test_two_files_add_one_comparison_plot_per_shared_metric(pair):
     c = comparison.compare(benchjson.load(BASE), benchjson.load(CONTENDER))
     shared = [m for m in c.metrics if series.changes(c, m)]
     assert {f"compare.{report.slug(m)}.png" for m in shared} == {
-        p for p in pngs if p.startswith("compare.")}
+        p for p in pngs if p.startswith("compare.") and not p.endswith(".scaling.png")}
     assert "compare.real_time.png" in pngs
 
 
@@ -417,3 +417,20 @@ def test_the_comparison_section_shows_compare_py_verdicts(pair):
         assert f"<td>{html.escape(r.benchmark)}</td><td>{html.escape(r.metric)}</td>" in page
     assert "<th>95% CI</th>" in page
     assert "97%" not in page
+
+
+def test_base_and_contender_share_a_scaling_plot_per_family(pair):
+    """Each family that sweeps an argument in both files gets one scaling
+    figure with both files' lines, listed in the comparison section."""
+    pngs = set(check_report_dir(pair))
+    base = series.instances_of(benchjson.load(BASE))
+    swept = [family for family, members in series.group_families(base).items()
+             if series.choose_x_axis([m for m in members if m.stats])]
+    assert swept, "the fixture should have a family with a sweep"
+    contender = report.slug(os.path.basename(CONTENDER))
+    for family in swept:
+        assert f"compare.{contender}.{family}.scaling.png" in pngs, family
+    with open(os.path.join(pair, "index.html"), encoding="utf-8") as f:
+        page = f.read()
+    comparison_part = page[page.index('id="comparison"'):page.index("<h2", page.index('id="comparison"'))]
+    assert f"{os.path.basename(BASE)} solid, {os.path.basename(CONTENDER)} dashed" in comparison_part

@@ -203,8 +203,7 @@ def _scaling(plan: _SectionPlan, context: dict[str, Any]) -> list[Figure]:
         part = _part_note(index, len(line_parts), MAX_LINES, len(lines), "lines")
         name, path = plan.path("scaling" if len(line_parts) == 1 else f"scaling.{index + 1}")
         render.scaling_figure(path, f"{plan.where}: metrics vs {axis.name}{part}",
-                              [i for k in keys for i in lines[k]], axis, drawn,
-                              context)
+                              {k: lines[k] for k in keys}, axis, drawn, context)
         figures.append(Figure(name, f"{plan.name}: scaling with {axis.name}{part}",
                               _scaling_caption(plan, context, axis)))
     return figures
@@ -338,6 +337,50 @@ def _comparisons(outdir: str, names: _Names, labels: list[str],
     return figures
 
 
+def _paired_scaling(outdir: str, names: _Names, labels: tuple[str, str],
+                    sides: tuple[list[series.Instance], list[series.Instance]],
+                    context: dict[str, Any]) -> list[Figure]:
+    """Per family that sweeps the same argument in both files: the baseline's
+    lines (solid) and the contender's (dashed) on one scaling figure."""
+    figures = []
+    head_families = series.group_families(sides[1])
+    for family, base_members in series.group_families(sides[0]).items():
+        base_measured = [m for m in base_members if m.stats]
+        head_measured = [m for m in head_families.get(family, []) if m.stats]
+        axis = series.choose_x_axis(base_measured)
+        if axis is None or not head_measured or series.choose_x_axis(head_measured) != axis:
+            continue
+        both = base_measured + head_measured
+        metrics = series.ordered_metrics(both)
+        constant = _constant_metrics(both, metrics)
+        drawn = [m for m in metrics if m not in constant]
+        if not drawn:
+            continue
+        lines: dict[str, list[series.Instance]] = {}
+        dashed = set()
+        for n, (label, members) in enumerate(zip(labels, (base_measured, head_measured))):
+            for key, group in series.line_groups(members, axis).items():
+                lines[f"{label}: {key}"] = group
+                if n == 1:
+                    dashed.add(f"{label}: {key}")
+        keys = list(lines)
+        chunks = parts(keys, MAX_LINES)
+        for index, chunk in enumerate(chunks):
+            part = _part_note(index, len(chunks), MAX_LINES, len(keys), "lines")
+            name = names.take("compare", labels[1], family, "scaling",
+                              *([str(index + 1)] if len(chunks) > 1 else []))
+            render.scaling_figure(
+                os.path.join(outdir, name),
+                f"{family}: {labels[0]} (solid) vs {labels[1]} (dashed){part}",
+                {k: lines[k] for k in chunk}, axis, drawn, context,
+                frozenset(dashed))
+            figures.append(Figure(
+                name, f"{family}: scaling with {axis.name}, {labels[0]} vs {labels[1]}{part}",
+                f"Mean per iteration against {axis.name}: {labels[0]} solid, "
+                f"{labels[1]} dashed; error bars ±1 stddev over the repetitions."))
+    return figures
+
+
 def _comparison_figure(name: str, metric: str, baseline: str, part: str,
                        alpha: float, higher: bool) -> Figure:
     return Figure(
@@ -399,6 +442,10 @@ def build_report(benches: list[benchjson.BenchFile], outdir: str,
         tell(f"comparison plots against {labels[0]}, {drawn} plots so far")
         judged = [comparison.compare(benches[0], other) for other in benches[1:]]
         report.comparisons = _comparisons(outdir, names, labels, judged)
+        for label, insts in zip(labels[1:], all_instances[1:]):
+            report.comparisons += _paired_scaling(
+                outdir, names, (labels[0], label), (all_instances[0], insts),
+                benches[0].context)
         report.verdicts = [
             Verdicts(label, compare_text.result_line(c), c.warnings, verdict_table(c))
             for label, c in zip(labels[1:], judged)]

@@ -91,15 +91,18 @@ def _draw_cache_markers(ax: Any, markers: list[tuple[float, str]],
                           "pad": 0.8})
 
 
-def scaling_figure(path: str, title: str, members: list[series.Instance],
+def scaling_figure(path: str, title: str,
+                   lines: dict[str, list[series.Instance]],
                    axis: series.XAxis, metrics: list[str],
-                   context: dict[str, Any]) -> None:
-    """One panel per metric: mean against axis, one line per benchmark.
+                   context: dict[str, Any],
+                   dashed: frozenset[str] = frozenset()) -> None:
+    """One panel per metric: mean against axis, one line per entry of lines
+    (series.line_groups), the keys in `dashed` drawn dashed (a contender's
+    lines beside the baseline's).
 
     Error bars are one standard deviation over repetitions. Dashed vertical
     lines mark cache sizes where the axis is a size in bytes.
     """
-    lines = series.line_groups(members, axis)
     xs_all = sorted({axis.value(i) for group in lines.values() for i in group})
     log_x = series.spans_decades(xs_all)
     markers = series.cache_markers(context) if axis.is_bytes else []
@@ -132,7 +135,7 @@ def scaling_figure(path: str, title: str, members: list[series.Instance],
             err = np.array([p[1].stddev for p in pts]) / scale
             h = ax.errorbar(x, y, yerr=err if err.any() else None, marker="o",
                             markersize=3.5, linewidth=1.3, capsize=2, label=key,
-                            zorder=3)
+                            zorder=3, linestyle="--" if key in dashed else "-")
             if key not in labels:
                 handles.append(h)
                 labels.append(key)
