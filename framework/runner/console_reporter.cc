@@ -1,12 +1,11 @@
 #include "framework/runner/console_reporter.h"
 
-#include <cmath>
+#include <algorithm>
 #include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "framework/runner/describe.h"
 #include "framework/runner/event_set.h"
@@ -16,20 +15,25 @@ namespace {
 
 constexpr char kDebugWarning[] = "***WARNING*** Library was built as DEBUG";
 
-}  // namespace
-
-std::string FormatCount(double value) {
-  const double magnitude = std::fabs(value);
-  if (magnitude < 1000) return absl::StrFormat("%.4g", value);
-  static constexpr const char* kSuffix[] = {"k", "M", "G", "T", "P"};
-  double scaled = value / 1000;
-  int unit = 0;
-  while (std::fabs(scaled) >= 1000 && unit < 4) {
-    scaled /= 1000;
-    ++unit;
-  }
-  return absl::StrCat(absl::StrFormat("%.4g", scaled), kSuffix[unit]);
+// Google Benchmark 1.7.1's tabular counter columns: at least 10 wide.
+size_t ColumnWidth(const std::string& name) {
+  return std::max<size_t>(10, name.size());
 }
+
+// The on-PMU fraction of a run: shown only when multiplexed, and only on
+// rows where it is a fraction (a stddev or cv of fractions is not).
+std::string OnPmu(const benchmark::BenchmarkReporter::Run& run) {
+  using Run = benchmark::BenchmarkReporter::Run;
+  auto it = run.counters.find(internal::kRunningFractionName);
+  if (it == run.counters.end()) return "";
+  const bool is_fraction =
+      run.run_type == Run::RT_Iteration || run.aggregate_name == "mean" ||
+      run.aggregate_name == "median" || run.aggregate_name == "min";
+  if (!is_fraction || !(it->second.value < 1.0)) return "";
+  return absl::StrCat(" on-PMU=", FormatPercent(it->second.value, 1));
+}
+
+}  // namespace
 
 std::string RewriteBasicContext(const std::string& basic_context) {
   std::string out;
@@ -51,6 +55,12 @@ std::string RewriteBasicContext(const std::string& basic_context) {
   return out;
 }
 
+PmuConsoleReporter::PmuConsoleReporter(OutputOptions options,
+                                       SessionInfo session, bool show_progress)
+    : benchmark::ConsoleReporter(options),
+      session_(std::move(session)),
+      progress_(&GetErrorStream(), show_progress) {}
+
 bool PmuConsoleReporter::ReportContext(const Context& context) {
   // What benchmark::ConsoleReporter::ReportContext resets.
   name_field_width_ = context.name_field_width;
@@ -62,20 +72,68 @@ bool PmuConsoleReporter::ReportContext(const Context& context) {
   std::ostream& err = GetErrorStream();
   err << RewriteBasicContext(basic.str());
   err << internal::ConsoleHeader(session_.facts);
+  err.flush();
+  progress_.set_out(&err);
+  if (progress_.enabled()) progress_.Start(CountSelectedBenchmarks());
   return true;
 }
 
-void PmuConsoleReporter::PrintRunData(const Run& run) {
-  // Google Benchmark prints the time columns, user counters and label; ours
-  // go after them on the same line, in event-set order.
-  Run rest = run;
+void PmuConsoleReporter::ReportRuns(const std::vector<Run>& reports) {
+  progress_.Clear();
+  benchmark::ConsoleReporter::ReportRuns(reports);
+  GetOutputStream().flush();
+  progress_.CaseDone();
+}
+
+void PmuConsoleReporter::Finalize() {
+  progress_.Clear();
+  benchmark::ConsoleReporter::Finalize();
+}
+
+std::vector<std::pair<std::string, benchmark::Counter>>
+PmuConsoleReporter::SplitCounters(const Run& run, Run* rest) const {
+  *rest = run;
   std::vector<std::pair<std::string, benchmark::Counter>> ours;
   for (const std::string& name : session_.counter_names) {
-    auto it = rest.counters.find(name);
-    if (it == rest.counters.end()) continue;
-    ours.emplace_back(name, it->second);
-    rest.counters.erase(it);
+    auto it = rest->counters.find(name);
+    if (it == rest->counters.end()) continue;
+    if (name != internal::kRunningFractionName) {
+      ours.emplace_back(name, it->second);
+    }
+    rest->counters.erase(it);
   }
+  return ours;
+}
+
+void PmuConsoleReporter::PrintHeader(const Run& run) {
+  if (!(output_options_ & OO_Tabular)) {
+    benchmark::ConsoleReporter::PrintHeader(run);
+    return;
+  }
+  // As Google Benchmark 1.7.1 lays out its tabular header, with our
+  // columns after its user counters.
+  Run rest;
+  const auto ours = SplitCounters(run, &rest);
+  std::string str = absl::StrFormat("%-*s %13s %15s %12s",
+                                    static_cast<int>(name_field_width_),
+                                    "Benchmark", "Time", "CPU", "Iterations");
+  for (const auto& [name, counter] : rest.counters) {
+    absl::StrAppendFormat(&str, " %*s", ColumnWidth(name), name);
+  }
+  for (const auto& [name, counter] : ours) {
+    absl::StrAppendFormat(&str, " %*s", ColumnWidth(name), name);
+  }
+  const std::string line(str.size(), '-');
+  GetOutputStream() << line << "\n" << str << "\n" << line << "\n";
+}
+
+void PmuConsoleReporter::PrintRunData(const Run& run) {
+  // Google Benchmark prints the time columns and user counters; ours go
+  // after them on the same line, in event-set order, then the label.
+  Run rest;
+  const auto ours = SplitCounters(run, &rest);
+  const std::string label = rest.report_label;
+  rest.report_label.clear();
   std::ostream& out = GetOutputStream();
   std::ostringstream line;
   SetOutputStream(&line);
@@ -84,29 +142,25 @@ void PmuConsoleReporter::PrintRunData(const Run& run) {
   std::string text = line.str();
   if (!text.empty() && text.back() == '\n') text.pop_back();
   out << text;
-  if (run.error_occurred || ours.empty()) {
+  if (run.error_occurred) {
     out << "\n";
     return;
   }
+  const bool tabular = output_options_ & OO_Tabular;
   const bool percent = run.run_type == Run::RT_Aggregate &&
                        run.aggregate_unit == benchmark::kPercentage;
   for (const auto& [name, counter] : ours) {
-    if (name == internal::kRunningFractionName) {
-      // Shown only when multiplexed; a spread of fractions (stddev, cv) is
-      // not a fraction.
-      const bool is_fraction =
-          run.run_type == Run::RT_Iteration || run.aggregate_name == "mean" ||
-          run.aggregate_name == "median" || run.aggregate_name == "min";
-      if (is_fraction && counter.value < 1.0) {
-        out << " on-PMU=" << absl::StrFormat("%.1f%%", 100 * counter.value);
-      }
-    } else if (percent) {
-      out << " " << name << "="
-          << absl::StrFormat("%.2f%%", 100 * counter.value);
+    const std::string value =
+        percent ? FormatPercent(counter.value, 2)
+                : FormatCounter(counter.value, UnitOf(name));
+    if (tabular) {
+      out << absl::StrFormat(" %*s", ColumnWidth(name), value);
     } else {
-      out << " " << name << "=" << FormatCount(counter.value);
+      out << " " << name << "=" << value;
     }
   }
+  out << OnPmu(run);
+  if (!label.empty()) out << " " << label;
   out << "\n";
 }
 
