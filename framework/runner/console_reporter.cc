@@ -14,6 +14,41 @@ namespace pmubench {
 namespace {
 
 constexpr char kDebugWarning[] = "***WARNING*** Library was built as DEBUG";
+// ANSI SGR reset, as Google Benchmark's ColorPrintf writes it.
+constexpr char kColorReset[] = "\033[m";
+
+bool DropSuffix(std::string* text, absl::string_view suffix) {
+  if (!absl::EndsWith(*text, suffix)) return false;
+  text->resize(text->size() - suffix.size());
+  return true;
+}
+
+// Google Benchmark prints a NaN counter (the cv of a user counter that is
+// always 0) as "-nan" or "nan", with "%" on a cv row. Each such token becomes
+// "n/a", right-aligned in the token's width where spaces precede it (a
+// tabular column), else as is ("name=n/a").
+std::string WithoutNan(std::string text) {
+  for (size_t at = text.find("nan"); at != std::string::npos;
+       at = text.find("nan", at + 1)) {
+    size_t begin = at;
+    if (begin > 0 && text[begin - 1] == '-') --begin;
+    size_t end = at + 3;
+    if (end < text.size() && text[end] == '%') ++end;
+    const bool starts = begin > 0 && (text[begin - 1] == ' ' ||
+                                      text[begin - 1] == '=');
+    const bool ends = end == text.size() || text[end] == ' ' ||
+                      text[end] == '\n' || text[end] == '\033';
+    if (!starts || !ends) continue;
+    const size_t width = end - begin;
+    const std::string replacement =
+        text[begin - 1] == ' '
+            ? std::string(width - std::min<size_t>(width, 3), ' ') + "n/a"
+            : "n/a";
+    text.replace(begin, width, replacement);
+    at = begin;
+  }
+  return text;
+}
 
 // Google Benchmark 1.7.1's tabular counter columns: at least 10 wide.
 size_t ColumnWidth(const std::string& name) {
@@ -139,11 +174,15 @@ void PmuConsoleReporter::PrintRunData(const Run& run) {
   SetOutputStream(&line);
   benchmark::ConsoleReporter::PrintRunData(rest);
   SetOutputStream(&out);
-  std::string text = line.str();
-  if (!text.empty() && text.back() == '\n') text.pop_back();
+  std::string text = run.error_occurred ? line.str() : WithoutNan(line.str());
+  // With colour, Google Benchmark ends each printf with the reset "\033[m",
+  // the last one after the newline.
+  const bool reset = DropSuffix(&text, kColorReset);
+  DropSuffix(&text, "\n");
+  const std::string end = reset ? absl::StrCat(kColorReset, "\n") : "\n";
   out << text;
   if (run.error_occurred) {
-    out << "\n";
+    out << end;
     return;
   }
   const bool tabular = output_options_ & OO_Tabular;
@@ -161,7 +200,7 @@ void PmuConsoleReporter::PrintRunData(const Run& run) {
   }
   out << OnPmu(run);
   if (!label.empty()) out << " " << label;
-  out << "\n";
+  out << end;
 }
 
 }  // namespace pmubench

@@ -128,6 +128,28 @@ TEST_F(ReporterTest, CvOfAnAlwaysZeroCounterIsNotNan) {
   EXPECT_THAT(out_.str(), Not(HasSubstr("nan")));
 }
 
+TEST_F(ReporterTest, NanUserCounterIsNotAvailableInBothLayouts) {
+  BenchRun run = MakeRun(1.0);
+  run.run_type = BenchRun::RT_Aggregate;
+  run.aggregate_name = "cv";
+  run.aggregate_unit = benchmark::kPercentage;
+  run.counters["user_counter"] = benchmark::Counter(-std::nan(""));
+  reporter_->ReportRuns({run});
+  EXPECT_THAT(out_.str(), HasSubstr("user_counter=n/a "));
+  EXPECT_THAT(out_.str(), Not(HasSubstr("nan")));
+
+  SessionInfo session;
+  session.counter_names = {"task-clock"};
+  PmuConsoleReporter tabular(benchmark::ConsoleReporter::OO_Tabular, session,
+                             /*show_progress=*/false);
+  std::ostringstream out;
+  tabular.SetOutputStream(&out);
+  tabular.ReportRuns({run});
+  EXPECT_THAT(out.str(), Not(HasSubstr("nan")));
+  // The column keeps its width: "-nan%" (5 wide) becomes "  n/a".
+  EXPECT_THAT(out.str(), HasSubstr("  n/a "));
+}
+
 // Splits `line` at runs of spaces into the end column of each field.
 std::vector<size_t> FieldEnds(const std::string& line) {
   std::vector<size_t> ends;
