@@ -7,8 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "framework/runner/case_registry.h"
 #include "framework/runner/describe.h"
 #include "framework/runner/event_set.h"
+#include "framework/runner/session.h"
 
 namespace pmubench {
 namespace {
@@ -115,6 +117,12 @@ bool PmuConsoleReporter::ReportContext(const Context& context) {
 
 void PmuConsoleReporter::ReportRuns(const std::vector<Run>& reports) {
   progress_.Clear();
+  // Google Benchmark prints a new header when the counter names change;
+  // ours also when the same names come in another set's order.
+  if ((output_options_ & OO_Tabular) && !reports.empty() &&
+      OrderFor(reports.front()) != header_order_) {
+    printed_header_ = false;
+  }
   benchmark::ConsoleReporter::ReportRuns(reports);
   GetOutputStream().flush();
   progress_.CaseDone();
@@ -125,11 +133,40 @@ void PmuConsoleReporter::Finalize() {
   benchmark::ConsoleReporter::Finalize();
 }
 
+const std::vector<std::string>& PmuConsoleReporter::OrderFor(const Run& run) {
+  const std::string& name = run.run_name.function_name;
+  auto cached = order_cache_.find(name);
+  if (cached != order_cache_.end()) return cached->second;
+  std::vector<std::string> order;
+  if (!session_.facts.sets.empty()) {
+    for (const internal::Case* pmu_case : internal::RegisteredCases()) {
+      if (pmu_case->request.name != name) continue;
+      absl::StatusOr<const internal::EventSet*> set =
+          internal::PlannedSetFor(pmu_case->index);
+      if (set.ok() && *set != nullptr) {
+        for (const perf::ResolvedEvent& e : (*set)->events) {
+          order.push_back(e.spec);
+        }
+        for (const internal::DerivedMetric& d : (*set)->derived) {
+          order.push_back(d.name);
+        }
+      }
+      break;
+    }
+  }
+  for (const std::string& field : session_.counter_names) {
+    if (std::find(order.begin(), order.end(), field) == order.end()) {
+      order.push_back(field);
+    }
+  }
+  return order_cache_.emplace(name, std::move(order)).first->second;
+}
+
 std::vector<std::pair<std::string, benchmark::Counter>>
-PmuConsoleReporter::SplitCounters(const Run& run, Run* rest) const {
+PmuConsoleReporter::SplitCounters(const Run& run, Run* rest) {
   *rest = run;
   std::vector<std::pair<std::string, benchmark::Counter>> ours;
-  for (const std::string& name : session_.counter_names) {
+  for (const std::string& name : OrderFor(run)) {
     auto it = rest->counters.find(name);
     if (it == rest->counters.end()) continue;
     if (name != internal::kRunningFractionName) {
@@ -149,6 +186,7 @@ void PmuConsoleReporter::PrintHeader(const Run& run) {
   // columns after its user counters.
   Run rest;
   const auto ours = SplitCounters(run, &rest);
+  header_order_ = OrderFor(run);
   std::string str = absl::StrFormat("%-*s %13s %15s %12s",
                                     static_cast<int>(name_field_width_),
                                     "Benchmark", "Time", "CPU", "Iterations");

@@ -23,6 +23,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,13 +50,22 @@ class PmuConsoleReporter : public benchmark::ConsoleReporter {
   void PrintHeader(const Run& run) override;
 
  private:
-  // `run`'s counters of ours, in event-set order (pmu_running_fraction
+  // The names of our fields in the order of the event set `run`'s case
+  // counts (its events, then its derived metrics), then any other of
+  // session.counter_names; cached per case.
+  const std::vector<std::string>& OrderFor(const Run& run);
+
+  // `run`'s counters of ours, in that order (pmu_running_fraction
   // excluded), and `rest` set to `run` without them.
   std::vector<std::pair<std::string, benchmark::Counter>> SplitCounters(
-      const Run& run, Run* rest) const;
+      const Run& run, Run* rest);
 
   SessionInfo session_;
   ProgressLine progress_;
+  std::map<std::string, std::vector<std::string>> order_cache_;
+  // The order the last tabular header was printed for: two sets with the
+  // same names in another order need a new header.
+  std::vector<std::string> header_order_;
 };
 
 // Rewrites `basic_context` (the text of BenchmarkReporter::PrintBasicContext)

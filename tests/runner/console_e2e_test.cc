@@ -166,6 +166,43 @@ TEST_F(ConsoleE2eTest, CompactCountersInEventSetOrderWithUnits) {
   EXPECT_THAT(r.err, Not(HasSubstr("read by")));
 }
 
+// Each case's counters in its own set's order, also when another case
+// counts the same events in another order.
+TEST_F(ConsoleE2eTest, EachCaseInItsOwnSetsOrder) {
+  // BM_OwnEvents counts "page-faults,task-clock"; BM_TouchPages the default
+  // set (task-clock first where there is no hardware PMU).
+  const std::string filter = " --benchmark_filter='BM_TouchPages|BM_OwnEvents'";
+  const Result compact = RunCases(filter);
+  ASSERT_EQ(compact.exit_code, 0) << compact.err;
+  bool seen = false;
+  for (const std::string& line : Lines(compact.out)) {
+    if (line.rfind("BM_OwnEvents", 0) != 0) continue;
+    seen = true;
+    const size_t faults = line.find(" page-faults=");
+    const size_t clock = line.find(" task-clock=");
+    ASSERT_NE(clock, std::string::npos) << line;
+    EXPECT_LT(faults, clock) << line;
+  }
+  EXPECT_TRUE(seen) << compact.out;
+
+  const Result tabular =
+      RunCases(filter + " --benchmark_counters_tabular=true");
+  ASSERT_EQ(tabular.exit_code, 0) << tabular.err;
+  std::string header;
+  seen = false;
+  for (const std::string& line : Lines(tabular.out)) {
+    if (line.rfind("Benchmark ", 0) == 0) header = line;
+    if (line.rfind("BM_OwnEvents", 0) != 0) continue;
+    seen = true;
+    const size_t faults = header.find(" page-faults");
+    const size_t clock = header.find(" task-clock");
+    ASSERT_NE(clock, std::string::npos) << header;
+    EXPECT_LT(faults, clock) << header;
+    EXPECT_EQ(line.size(), header.size()) << header << "\n" << line;
+  }
+  EXPECT_TRUE(seen) << tabular.out;
+}
+
 TEST_F(ConsoleE2eTest, NoProgressLineWhenStderrIsNotATerminal) {
   const Result r =
       RunCases(std::string(kEvents) + " --benchmark_filter=BM_TouchPages");
