@@ -172,10 +172,14 @@ std::vector<std::pair<std::string, std::string>> ContextPairs(
 std::string ConsoleHeader(const RunFacts& facts) {
   std::string out;
   if (facts.sets.empty()) {
-    // Off by --counters=none, or because no event could be opened (the
-    // notices say why).
+    // Off by --counters=none, because no PMU case will run, or because no
+    // event could be opened (the notices say why).
     absl::StrAppend(&out, "pmubench ", kVersion, ": counting off",
-                    facts.notices.empty() ? " (--counters=none)" : "", "\n");
+                    facts.notices.empty()
+                        ? " (--counters=none, or no PMU_BENCHMARK case "
+                          "matches the filter)"
+                        : "",
+                    "\n");
   } else {
     std::vector<std::string> lists;
     for (const SetFacts& set : facts.sets) lists.push_back(set.SpecList());

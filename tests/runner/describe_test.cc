@@ -117,7 +117,8 @@ TEST(ConsoleHeaderTest, OneReadMethodInWordsAndOverheadWithUnits) {
 }
 
 TEST(ConsoleHeaderTest, CountingOff) {
-  EXPECT_THAT(ConsoleHeader(RunFacts{}), HasSubstr("counting off (--counters=none)"));
+  EXPECT_THAT(ConsoleHeader(RunFacts{}), HasSubstr("counting off (--counters=none, or no "
+                                "PMU_BENCHMARK case matches the filter)"));
   RunFacts refused;
   refused.notices = {"pmubench: refused"};
   EXPECT_THAT(ConsoleHeader(refused), Not(HasSubstr("--counters=none")));
