@@ -164,8 +164,12 @@ std::string HelpText(std::string_view program,
       "  --benchmark_out_format=<json|console|csv>\n"
       "  --benchmark_color={auto|true|false}\n"
       "  --benchmark_counters_tabular={true|false}\n"
+      "      One column per counter under a header of the same widths: user\n"
+      "      counters, then pmubench's in event-set order.\n"
       "  --benchmark_context=<key>=<value>,...\n"
       "  --benchmark_time_unit={ns|us|ms|s}\n"
+      "On a terminal, stderr shows a progress line (case i of N, elapsed, "
+      "estimate of the time left), erased at the end.\n"
       "Exit status: 0 after a run (failed cases are marked in the output), "
       "2 on bad flags or events or when no benchmark ran, 1 when the "
       "--benchmark_out file could not be written whole.\n");

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "framework/runner/count_format.h"
 
 namespace pmubench::internal {
 namespace {
@@ -53,14 +54,38 @@ std::string FormatOverhead(const RunFacts& facts) {
   return Join(parts, "; ");
 }
 
+// How the events are read, in words: "read with read(2)", "read in user
+// space (rdpmc)", or both with the events each way.
 std::string ReadMethods(const RunFacts& facts) {
-  std::set<std::string> methods;
+  std::vector<std::string> rdpmc;
+  std::vector<std::string> syscall;
+  std::set<std::string> seen;
   for (const SetFacts& set : facts.sets) {
     for (const EventFacts& e : set.events) {
-      methods.insert(perf::ReadMethodName(e.read_method));
+      if (!seen.insert(e.spec).second) continue;
+      (e.read_method == perf::ReadMethod::kRdpmc ? rdpmc : syscall)
+          .push_back(e.spec);
     }
   }
-  return methods.empty() ? "none" : absl::StrJoin(methods, "+");
+  if (rdpmc.empty()) return "read with read(2)";
+  if (syscall.empty()) return "read in user space (rdpmc)";
+  return absl::StrCat("read in user space (rdpmc): ", absl::StrJoin(rdpmc, ","),
+                      "; with read(2): ", absl::StrJoin(syscall, ","));
+}
+
+// The overhead with units, for the console: "cycles=120 task-clock=1.12us".
+std::string FormatOverheadWithUnits(const RunFacts& facts) {
+  std::vector<std::string> parts;
+  for (const SetFacts& set : facts.sets) {
+    std::vector<std::string> pairs;
+    for (size_t i = 0; i < set.events.size(); ++i) {
+      pairs.push_back(absl::StrCat(
+          set.events[i].spec, "=",
+          FormatCounter(set.overhead[i], UnitOf(set.events[i].spec))));
+    }
+    parts.push_back(absl::StrJoin(pairs, " "));
+  }
+  return Join(parts, " | ");
 }
 
 }  // namespace
@@ -147,20 +172,24 @@ std::vector<std::pair<std::string, std::string>> ContextPairs(
 std::string ConsoleHeader(const RunFacts& facts) {
   std::string out;
   if (facts.sets.empty()) {
-    // Off by --counters=none, or because no event could be opened (the
-    // notices say why).
+    // Off by --counters=none, because no PMU case will run, or because no
+    // event could be opened (the notices say why).
     absl::StrAppend(&out, "pmubench ", kVersion, ": counting off",
-                    facts.notices.empty() ? " (--counters=none)" : "", "\n");
+                    facts.notices.empty()
+                        ? " (--counters=none, or no PMU_BENCHMARK case "
+                          "matches the filter)"
+                        : "",
+                    "\n");
   } else {
     std::vector<std::string> lists;
     for (const SetFacts& set : facts.sets) lists.push_back(set.SpecList());
     absl::StrAppend(&out, "pmubench ", kVersion, ": counts per iteration of ",
-                    absl::StrJoin(lists, " | "), " (read by ",
+                    absl::StrJoin(lists, " | "), " (",
                     ReadMethods(facts), "; on-PMU shown when < 100%)\n");
     absl::StrAppend(&out,
-                    "pmubench: subtracted per batch (empty start/stop, "
-                    "minimum): ",
-                    FormatOverhead(facts), "\n");
+                    "pmubench: subtracted per batch (the counts of an empty "
+                    "range-for batch through State): ",
+                    FormatOverheadWithUnits(facts), "\n");
   }
   for (const std::string& notice : facts.notices) {
     absl::StrAppend(&out, notice, "\n");

@@ -36,7 +36,7 @@ struct EventFacts {
 
 struct SetFacts {
   std::vector<EventFacts> events;
-  std::vector<double> overhead;       // per event, subtracted per segment
+  std::vector<double> overhead;       // per event, subtracted per batch
   std::vector<std::string> derived;   // derived metric names, in order
   std::string SpecList() const;       // "a,b,c"
 };
@@ -72,7 +72,9 @@ std::vector<std::pair<std::string, std::string>> ContextPairs(
     const RunFacts& facts);
 
 // The lines the console prints after Google Benchmark's context: what is
-// counted and read how, the overhead subtracted, and the notices.
+// counted and read how ("read with read(2)", "read in user space (rdpmc)"),
+// the overhead subtracted per batch (an empty range-for batch through
+// State) with units, and the notices.
 std::string ConsoleHeader(const RunFacts& facts);
 
 // Every run field pmubench writes (events, derived metrics,

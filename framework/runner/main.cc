@@ -30,6 +30,7 @@
 #include "framework/runner/captured_reporter.h"
 #include "framework/runner/command_line.h"
 #include "framework/runner/console_reporter.h"
+#include "framework/runner/event_list.h"
 #include "framework/runner/output_file.h"
 #include "framework/runner/profile_json.h"
 #include "framework/runner/profile_pass.h"
@@ -48,7 +49,9 @@ ABSL_FLAG(std::string, counters, "",
 ABSL_FLAG(bool, pmubench_no_rdpmc, false,
           "Read counters with read(2) even where rdpmc is allowed.");
 ABSL_FLAG(bool, pmubench_list_events, false,
-          "Print the event names this machine accepts and exit.");
+          "Print the events this machine can count, each one tried "
+          "(perf_event_open, then closed), grouped as `perf list` groups "
+          "them, and apart the ones it cannot count with the errno; exit.");
 ABSL_FLAG(std::string, pmubench_profile, "",
           "EVENT[@PERIOD]: after each case's measured runs, run it once more "
           "(one batch of the measured iteration count, not timed) sampling "
@@ -94,13 +97,14 @@ benchmark::ConsoleReporter::OutputOptions ConsoleOptions(int argc,
   return static_cast<benchmark::ConsoleReporter::OutputOptions>(options);
 }
 
+// --pmubench_list_events: every candidate tried on this thread, grouped as
+// `perf list` groups them, what the machine refuses listed apart.
 int ListEvents(std::string_view program) {
   absl::StatusOr<pmubench::perf::PmuRegistry> pmus =
       pmubench::perf::PmuRegistry::Load();
   if (!pmus.ok()) return BadInput(program, pmus.status().message());
-  for (const std::string& name : pmubench::perf::KnownEventNames(*pmus)) {
-    std::cout << name << "\n";
-  }
+  std::cout << pmubench::internal::FormatEventList(pmubench::internal::ProbeEvents(
+      pmubench::internal::ListCandidates(*pmus), *pmus));
   if (!pmus->HasHardwarePmu()) {
     std::cerr << "note: this machine exposes no hardware PMU; only software "
                  "events and non-core PMUs (e.g. msr/tsc/) can be counted\n";

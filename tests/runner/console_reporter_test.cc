@@ -3,6 +3,7 @@
 #include "framework/runner/console_reporter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -60,7 +61,7 @@ class ReporterTest : public ::testing::Test {
     set.overhead = {1500, 0};
     session.facts.sets = {set};
     reporter_ = std::make_unique<PmuConsoleReporter>(
-        benchmark::ConsoleReporter::OO_None, session);
+        benchmark::ConsoleReporter::OO_None, session, /*show_progress=*/false);
     reporter_->SetOutputStream(&out_);
     reporter_->SetErrorStream(&err_);
   }
@@ -91,7 +92,7 @@ TEST_F(ReporterTest, CountersFollowInEventOrderOnOneLine) {
   const std::string line = text.substr(start);
   EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1) << line;
   const size_t user = line.find("user_counter=7");
-  const size_t clock = line.find("task-clock=1.234k");
+  const size_t clock = line.find("task-clock=1.234us");  // ns: a time
   const size_t faults = line.find("page-faults=4");
   ASSERT_NE(user, std::string::npos) << line;
   ASSERT_NE(clock, std::string::npos) << line;
@@ -114,6 +115,106 @@ TEST_F(ReporterTest, FailedRunShowsTheErrorOnly) {
   reporter_->ReportRuns({run});
   EXPECT_THAT(out_.str(), HasSubstr("ERROR OCCURRED: 'deliberate failure'"));
   EXPECT_THAT(out_.str(), Not(HasSubstr("page-faults=")));
+}
+
+TEST_F(ReporterTest, CvOfAnAlwaysZeroCounterIsNotNan) {
+  BenchRun run = MakeRun(1.0);
+  run.run_type = BenchRun::RT_Aggregate;
+  run.aggregate_name = "cv";
+  run.aggregate_unit = benchmark::kPercentage;
+  run.counters["page-faults"] = benchmark::Counter(-std::nan(""));
+  reporter_->ReportRuns({run});
+  EXPECT_THAT(out_.str(), HasSubstr("page-faults=n/a"));
+  EXPECT_THAT(out_.str(), Not(HasSubstr("nan")));
+}
+
+TEST_F(ReporterTest, NanUserCounterIsNotAvailableInBothLayouts) {
+  BenchRun run = MakeRun(1.0);
+  run.run_type = BenchRun::RT_Aggregate;
+  run.aggregate_name = "cv";
+  run.aggregate_unit = benchmark::kPercentage;
+  run.counters["user_counter"] = benchmark::Counter(-std::nan(""));
+  reporter_->ReportRuns({run});
+  EXPECT_THAT(out_.str(), HasSubstr("user_counter=n/a "));
+  EXPECT_THAT(out_.str(), Not(HasSubstr("nan")));
+
+  SessionInfo session;
+  session.counter_names = {"task-clock"};
+  PmuConsoleReporter tabular(benchmark::ConsoleReporter::OO_Tabular, session,
+                             /*show_progress=*/false);
+  std::ostringstream out;
+  tabular.SetOutputStream(&out);
+  tabular.ReportRuns({run});
+  EXPECT_THAT(out.str(), Not(HasSubstr("nan")));
+  // The column keeps its width: "-nan%" (5 wide) becomes "  n/a".
+  EXPECT_THAT(out.str(), HasSubstr("  n/a "));
+}
+
+// Splits `line` at runs of spaces into the end column of each field.
+std::vector<size_t> FieldEnds(const std::string& line) {
+  std::vector<size_t> ends;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] != ' ' && (i + 1 == line.size() || line[i + 1] == ' ')) {
+      ends.push_back(i + 1);
+    }
+  }
+  return ends;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST_F(ReporterTest, TabularHeaderColumnsMatchTheRows) {
+  SessionInfo session;
+  session.counter_names = {"task-clock", "page-faults",
+                           internal::kRunningFractionName};
+  PmuConsoleReporter tabular(benchmark::ConsoleReporter::OO_Tabular, session,
+                             /*show_progress=*/false);
+  std::ostringstream out;
+  tabular.SetOutputStream(&out);
+  tabular.SetErrorStream(&err_);
+  BenchRun cv = MakeRun(1.0);
+  cv.run_type = BenchRun::RT_Aggregate;
+  cv.aggregate_name = "cv";
+  cv.aggregate_unit = benchmark::kPercentage;
+  benchmark::BenchmarkReporter::Context context;
+  context.name_field_width = 20;  // as RunSpecifiedBenchmarks sets it
+  tabular.ReportContext(context);
+  tabular.ReportRuns({MakeRun(1.0), cv, MakeRun(0.5)});
+  const std::vector<std::string> lines = Lines(out.str());
+  ASSERT_GE(lines.size(), 6u) << out.str();
+  const std::string& header = lines[1];
+  // User counter first, then ours in event-set order.
+  const size_t user = header.find("user_counter");
+  const size_t clock = header.find("task-clock");
+  const size_t faults = header.find("page-faults");
+  ASSERT_NE(faults, std::string::npos) << header;
+  EXPECT_LT(user, clock);
+  EXPECT_LT(clock, faults);
+  EXPECT_THAT(header, Not(HasSubstr("pmu_running_fraction")));
+  const std::vector<size_t> columns = FieldEnds(header);
+  for (size_t i = 3; i < lines.size(); ++i) {
+    // Each row's fields end where the header's do ("0.000 ns" is one
+    // column of two fields, as is "1.234us": compare the last ones).
+    std::string row = lines[i];
+    const size_t on_pmu = row.find(" on-PMU=");
+    if (on_pmu != std::string::npos) row = row.substr(0, on_pmu);
+    const std::vector<size_t> ends = FieldEnds(row);
+    ASSERT_GE(ends.size(), 3u) << row;
+    EXPECT_EQ(ends.back(), columns.back()) << header << "\n" << row;
+    EXPECT_EQ(ends[ends.size() - 2], columns[columns.size() - 2])
+        << header << "\n" << row;
+    EXPECT_EQ(ends[ends.size() - 3], columns[columns.size() - 3])
+        << header << "\n" << row;
+    EXPECT_THAT(row, Not(HasSubstr("=")));
+  }
+  EXPECT_THAT(lines[3], HasSubstr("1.234us"));
+  EXPECT_THAT(lines[4], HasSubstr("%"));
+  EXPECT_THAT(lines[5], HasSubstr("on-PMU=50.0%"));
 }
 
 }  // namespace

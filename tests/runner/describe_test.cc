@@ -88,13 +88,37 @@ TEST(ConsoleHeaderTest, ListsSetsReadMethodsOverheadAndNotices) {
   const std::string header = ConsoleHeader(facts);
   EXPECT_THAT(header, HasSubstr("counts per iteration of "
                                 "cycles,instructions | page-faults,cycles"));
-  EXPECT_THAT(header, HasSubstr("(read by rdpmc+read;"));
-  EXPECT_THAT(header, HasSubstr("minimum): cycles=30 instructions=12;"));
+  EXPECT_THAT(header, HasSubstr("(read in user space (rdpmc): "
+                                "cycles,instructions; with read(2): "
+                                "page-faults;"));
+  EXPECT_THAT(header, Not(HasSubstr("read by")));
+  EXPECT_THAT(header,
+              HasSubstr("subtracted per batch (the counts of an empty "
+                        "range-for batch through State): cycles=30 "
+                        "instructions=12 | page-faults=0 cycles=31\n"));
   EXPECT_THAT(header, HasSubstr("pmubench: a notice\n"));
 }
 
+TEST(ConsoleHeaderTest, OneReadMethodInWordsAndOverheadWithUnits) {
+  RunFacts facts;
+  SetFacts sw;
+  sw.events = {Event("task-clock", "software", 1, 1, perf::ReadMethod::kRead,
+                     false, false),
+               Event("page-faults", "software", 1, 2, perf::ReadMethod::kRead,
+                     true, false)};
+  sw.overhead = {1234.5, 0};
+  facts.sets = {sw};
+  const std::string header = ConsoleHeader(facts);
+  EXPECT_THAT(header, HasSubstr("(read with read(2);"));
+  EXPECT_THAT(header, HasSubstr("task-clock=1.234us page-faults=0\n"));
+  facts.sets[0].events[0].read_method = perf::ReadMethod::kRdpmc;
+  facts.sets[0].events[1].read_method = perf::ReadMethod::kRdpmc;
+  EXPECT_THAT(ConsoleHeader(facts), HasSubstr("(read in user space (rdpmc);"));
+}
+
 TEST(ConsoleHeaderTest, CountingOff) {
-  EXPECT_THAT(ConsoleHeader(RunFacts{}), HasSubstr("counting off (--counters=none)"));
+  EXPECT_THAT(ConsoleHeader(RunFacts{}), HasSubstr("counting off (--counters=none, or no "
+                                "PMU_BENCHMARK case matches the filter)"));
   RunFacts refused;
   refused.notices = {"pmubench: refused"};
   EXPECT_THAT(ConsoleHeader(refused), Not(HasSubstr("--counters=none")));
