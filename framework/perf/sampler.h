@@ -36,6 +36,16 @@ struct SamplerOptions {
 
 // What the ring held beyond the samples themselves.
 struct SampleTally {
+  SampleTally& operator+=(const SampleTally& o) {
+    samples += o.samples;
+    lost_records += o.lost_records;
+    lost_samples += o.lost_samples;
+    throttles += o.throttles;
+    unthrottles += o.unthrottles;
+    malformed += o.malformed;
+    return *this;
+  }
+
   uint64_t samples = 0;
   uint64_t lost_records = 0;   // PERF_RECORD_LOST records
   uint64_t lost_samples = 0;   // the sum of their `lost` counts

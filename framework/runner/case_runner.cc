@@ -2,11 +2,13 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "framework/runner/batch_meter.h"
+#include "framework/runner/profile_pass.h"
 #include "framework/runner/session.h"
 #include "framework/runner/state.h"
 #include "framework/runner/thread_groups.h"
@@ -39,7 +41,11 @@ void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
   if (!set.ok()) {
     return Fail(gb_state, absl::StrCat("pmubench: ", set.status().message()));
   }
+  // Samples only while --pmubench_profile's pass re-runs the case, and
+  // only the body: the thread's counter group is open by then.
+  std::optional<ProfiledBatch> profiled;
   if (*set == nullptr) {
+    profiled.emplace(gb_state.thread_index());
     State state(gb_state, nullptr);
     pmu_case.body(state);
     state.FinishAfterBody(name);
@@ -55,9 +61,11 @@ void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
                                        group.status().message()));
   }
   BatchMeter meter(**group);
+  profiled.emplace(gb_state.thread_index());
   State state(gb_state, &meter);
   pmu_case.body(state);
   state.FinishAfterBody(name);
+  profiled.reset();
   meter.Report(gb_state, TotalsFor(pmu_case));
 }
 

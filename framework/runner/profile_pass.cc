@@ -2,12 +2,16 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -17,9 +21,59 @@
 namespace pmubench {
 namespace {
 
-// The sampler of the case being profiled; null outside the profiling pass,
+// One case's profiling pass: thread 0's sampler, opened by the pass on the
+// thread Google Benchmark runs thread 0 on, and one for each other thread of
+// a ->Threads(N) case, opened by that thread for itself (pid 0 samples the
+// calling thread, perf_event_open(2); an inherited event would follow the
+// threads, but the kernel refuses to mmap an inherited per-thread event).
+class ProfileSession {
+ public:
+  ProfileSession(perf::ResolvedEvent event, perf::SamplerOptions options)
+      : event_(std::move(event)), options_(options) {}
+
+  // A sampler of the calling thread, kept until the session ends; null when
+  // it cannot open (the first error is kept for the report).
+  perf::Sampler* OpenForThisThread() {
+    absl::StatusOr<perf::Sampler> s = perf::Sampler::Open(event_, options_);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!s.ok()) {
+      if (error_.empty()) error_ = std::string(s.status().message());
+      return nullptr;
+    }
+    samplers_.push_back(std::make_unique<perf::Sampler>(*std::move(s)));
+    return samplers_.back().get();
+  }
+
+  void DrainAll(absl::FunctionRef<void(const perf::ParsedRecord&)> add) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& s : samplers_) s->Drain(add);
+  }
+
+  perf::SampleTally Tally() {
+    std::lock_guard<std::mutex> lock(mu_);
+    perf::SampleTally sum;
+    for (const auto& s : samplers_) sum += s->tally();
+    return sum;
+  }
+
+  std::string error() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return error_;
+  }
+
+  perf::Sampler* thread0 = nullptr;
+
+ private:
+  const perf::ResolvedEvent event_;
+  const perf::SamplerOptions options_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<perf::Sampler>> samplers_;
+  std::string error_;
+};
+
+// The session of the case being profiled; null outside the profiling pass,
 // so measured batches only load a null pointer.
-std::atomic<perf::Sampler*> g_armed{nullptr};
+std::atomic<ProfileSession*> g_armed{nullptr};
 
 uint64_t DefaultPeriod(const perf::ResolvedEvent& event) {
   if (event.type != PERF_TYPE_SOFTWARE) return 100000;
@@ -84,17 +138,15 @@ absl::StatusOr<ProfileConfig> ParseProfileFlag(std::string_view flag,
 namespace internal {
 
 ProfiledBatch::ProfiledBatch(int thread_index) {
-  perf::Sampler* sampler = g_armed.load(std::memory_order_acquire);
-  if (sampler != nullptr && thread_index == 0) {
-    active_ = sampler->Enable().ok();
-  }
+  ProfileSession* session = g_armed.load(std::memory_order_acquire);
+  if (session == nullptr) return;
+  sampler_ =
+      thread_index == 0 ? session->thread0 : session->OpenForThisThread();
+  if (sampler_ != nullptr && !sampler_->Enable().ok()) sampler_ = nullptr;
 }
 
 ProfiledBatch::~ProfiledBatch() {
-  if (!active_) return;
-  if (perf::Sampler* s = g_armed.load(std::memory_order_acquire)) {
-    (void)s->Disable();
-  }
+  if (sampler_ != nullptr) (void)sampler_->Disable();
 }
 
 }  // namespace internal
@@ -134,14 +186,17 @@ void ProfilingReporter::ProfileRun(const Run& run) {
   perf::SamplerOptions options;
   options.period = config_.period;
   options.callchain = config_.callchain;
-  absl::StatusOr<perf::Sampler> sampler =
-      perf::Sampler::Open(config_.event, options);
-  if (!sampler.ok()) {
-    out << "  profile of " << name << " failed: " << sampler.status().message()
-        << "\n";
+  ProfileSession session(config_.event, options);
+  session.thread0 = session.OpenForThisThread();
+  if (session.thread0 == nullptr) {
+    out << "  profile of " << name << " failed: " << session.error() << "\n";
     return;
   }
-  pmu_case->family->Iterations(run.iterations)->Repetitions(1);
+  // The measured batch's size: Google Benchmark reports a ->Threads(N)
+  // run's iterations summed over its threads, and runs each thread that many
+  // times over.
+  const int64_t per_thread = run.iterations / std::max<int64_t>(1, run.threads);
+  pmu_case->family->Iterations(per_thread)->Repetitions(1);
   DiscardingReporter discard;
   perf::ProfileBuilder builder;
   auto add = [&builder](const perf::ParsedRecord& r) { builder.Add(r); };
@@ -150,23 +205,27 @@ void ProfilingReporter::ProfileRun(const Run& run) {
   std::atomic<bool> stop{false};
   std::thread reader([&] {
     while (!stop.load(std::memory_order_acquire)) {
-      pollfd ready{sampler->fd(), POLLIN, 0};
+      pollfd ready{session.thread0->fd(), POLLIN, 0};
       poll(&ready, 1, /*timeout_ms=*/2);
-      sampler->Drain(add);
+      session.DrainAll(add);
     }
   });
-  g_armed.store(&*sampler, std::memory_order_release);
+  g_armed.store(&session, std::memory_order_release);
   // The instance's name now carries the settings just made (BenchmarkName).
   benchmark::BenchmarkName rerun = run.run_name;
-  rerun.iterations = absl::StrCat("iterations:", run.iterations);
+  rerun.iterations = absl::StrCat("iterations:", per_thread);
   rerun.repetitions = "repeats:1";
   benchmark::RunSpecifiedBenchmarks(&discard,
                                     "^" + RegexEscape(rerun.str()) + "$");
   g_armed.store(nullptr, std::memory_order_release);
   stop.store(true, std::memory_order_release);
   reader.join();
-  sampler->Drain(add);
-  perf::Profile profile = builder.Finish(sampler->tally(), config_.top);
+  session.DrainAll(add);
+  if (const std::string error = session.error(); !error.empty()) {
+    out << "  profile of " << name << ": a thread's sampler failed, its "
+        << "samples are missing: " << error << "\n";
+  }
+  perf::Profile profile = builder.Finish(session.Tally(), config_.top);
   for (const auto& [stack, n] : profile.folded) {
     folded_[absl::StrCat(name, ";", stack)] += n;
   }

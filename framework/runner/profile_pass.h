@@ -29,6 +29,9 @@
 #include "framework/perf/profile.h"
 
 namespace pmubench {
+namespace perf {
+class Sampler;
+}  // namespace perf
 
 struct ProfileConfig {
   perf::ResolvedEvent event;
@@ -70,8 +73,10 @@ class ProfileStore {
 
 namespace internal {
 
-// Around each batch of a case (case runner): enables the sampler the
-// profiling pass armed, on thread 0, for the batch; otherwise one load.
+// Around each batch of a case (case runner): during the profiling pass,
+// enables a sampler of the calling thread for the batch (thread 0's, which
+// the pass opened; each other thread of a ->Threads(N) case opens its own);
+// otherwise one load.
 class ProfiledBatch {
  public:
   explicit ProfiledBatch(int thread_index);
@@ -80,7 +85,7 @@ class ProfiledBatch {
   ProfiledBatch& operator=(const ProfiledBatch&) = delete;
 
  private:
-  bool active_ = false;
+  perf::Sampler* sampler_ = nullptr;
 };
 
 }  // namespace internal

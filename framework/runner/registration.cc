@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "framework/runner/case_runner.h"
-#include "framework/runner/profile_pass.h"
 
 namespace pmubench::internal {
 
@@ -17,8 +16,6 @@ benchmark::internal::Benchmark* RegisterCase(const char* name, CaseBody body,
   const Case* pmu_case = AddCase(std::move(request), std::move(body));
   benchmark::internal::Benchmark* family = benchmark::RegisterBenchmark(
       name, [pmu_case](benchmark::State& gb_state) {
-        // Samples only while --pmubench_profile's pass re-runs the case.
-        ProfiledBatch profiled(gb_state.thread_index());
         CaseRunner::RunBatch(gb_state, *pmu_case);
       });
   SetCaseFamily(*pmu_case, family);

@@ -4,12 +4,15 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "framework/perf/event_spec.h"
 #include "framework/perf/pmu.h"
 #include "framework/perf/profile.h"
 #include "gtest/gtest.h"
+#include "tests/perf/counted_loop.h"
+#include "tests/perf/hardware_pmu.h"
 #include "tests/perf/perf_permitted.h"
 
 namespace pmubench::perf {
@@ -159,6 +162,43 @@ TEST_F(SamplerTest, TinyRingReportsLostSamplesInsteadOfHanging) {
   EXPECT_LT(t.samples, kPages / 4);  // the ring really was too small
   EXPECT_EQ(t.malformed, 0u);
   munmap(region, (kPages + 1) * kPage);
+}
+
+// A loop of a known instruction count, sampled every kPeriod user-space
+// instructions: exactly count / kPeriod samples where the PMU counts
+// instructions exactly and raises an interrupt at every overflow.
+TEST_F(SamplerTest, InstructionSamplesFollowAKnownLoopCount) {
+  PMUBENCH_SKIP_IF_NO_HARDWARE_PMU();
+  constexpr uint64_t kPeriod = 10000;
+  constexpr uint64_t kIterations = 200'000;  // 20.4 M instructions
+  SamplerOptions opts;
+  opts.period = kPeriod;
+  absl::StatusOr<Sampler> s = Sampler::Open(Event("instructions:u"), opts);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_TRUE(s->Enable().ok());
+  testing::CountedLoop(kIterations);
+  ASSERT_TRUE(s->Disable().ok());
+  ProfileBuilder builder;
+  s->Drain([&](const ParsedRecord& r) { builder.Add(r); });
+  Profile p = builder.Finish(s->tally(), 0);
+  const uint64_t expected =
+      testing::kCountedLoopInstructions * kIterations / kPeriod;
+  std::printf("instructions:u@%llu over %llu loop instructions: %llu samples "
+              "(expected %llu), %llu throttles, %llu lost\n",
+              static_cast<unsigned long long>(kPeriod),
+              static_cast<unsigned long long>(testing::kCountedLoopInstructions *
+                                              kIterations),
+              static_cast<unsigned long long>(p.samples),
+              static_cast<unsigned long long>(expected),
+              static_cast<unsigned long long>(p.tally.throttles),
+              static_cast<unsigned long long>(p.tally.lost_samples));
+  // Setup and the enable/disable calls add a few instructions: one sample
+  // more at most.
+  EXPECT_GE(p.samples, expected);
+  EXPECT_LE(p.samples, expected + 1);
+  ASSERT_FALSE(p.top.empty());
+  EXPECT_NE(p.top[0].symbol.find("CountedLoop"), std::string::npos)
+      << p.top[0].symbol;
 }
 
 TEST_F(SamplerTest, ZeroPeriodIsRefusedWithTheSpelling) {

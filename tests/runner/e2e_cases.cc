@@ -57,6 +57,15 @@ void BM_TouchPages(pmubench::State& state) {
 }
 PMU_BENCHMARK(BM_TouchPages)->Arg(4)->Iterations(64);
 
+// The same on each of two threads: 2 x range(0) page faults per iteration in
+// all, each thread faulting its own pages.
+void BM_ThreadsTouchPages(pmubench::State& state) {
+  const auto per_iteration = static_cast<size_t>(state.range(0));
+  FreshPages pages(per_iteration * static_cast<size_t>(state.max_iterations));
+  for (auto _ : state) pages.TouchNext(per_iteration);
+}
+PMU_BENCHMARK(BM_ThreadsTouchPages)->Arg(4)->Iterations(32)->Threads(2);
+
 // Fails mid-run; the other cases must still be reported and written.
 void BM_Fails(pmubench::State& state) {
   for (auto _ : state) {

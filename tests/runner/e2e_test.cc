@@ -572,6 +572,21 @@ TEST_F(E2eTest, PageFaultProfileIsExactAndAllInTouchPages) {
               HasSubstr("BM_TouchPages/4/iterations:64;"));
 }
 
+// Threads(2): each thread faults 4 x 32 pages; the profile holds both
+// threads' faults (the sampler is inherited by the threads Google Benchmark
+// starts), not thread 0's alone.
+TEST_F(E2eTest, PageFaultProfileCoversEveryThreadOfTheCase) {
+  Result r = RunCases(
+      "--benchmark_filter=BM_ThreadsTouchPages --counters=page-faults "
+      "--pmubench_profile=page-faults@1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex("      256  [^\n]*Touch"));
+  if (!kAddressSanitizer) {
+    EXPECT_THAT(r.out, HasSubstr("profile page-faults@1: 256 samples"));
+  }
+  EXPECT_THAT(r.out, Not(HasSubstr("LOST")));
+}
+
 TEST_F(E2eTest, ProfileIsAFieldOfTheJsonRun) {
   const std::string json = dir_ + "/out.json";
   Result r = RunCases(
