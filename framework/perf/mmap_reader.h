@@ -47,30 +47,29 @@ inline void ReadBarrier() {
 // Reads event counter `counter` (0..30) or, for 31, the cycle counter, each
 // with its own `mrs`, as libperf's arm64 read_perf_counter does
 // (tools/lib/perf/mmap.c): the indirect form (`msr pmselr_el0; isb; mrs
-// pmxevcntr_el0`) needs an isb, a pipeline flush, on every read.
+// pmxevcntr_el0`) needs an isb, a pipeline flush, on every read. The jump
+// table is written out in assembly so that every counter costs the same
+// instructions (adr, add, br, mrs, b): a compiler's switch may let one case
+// fall through, and a group the kernel moves to other counters would then
+// change the snapshot's own count, which the runner calibrates once.
 [[gnu::always_inline]] inline uint64_t ReadArm64Counter(uint32_t counter) {
-  uint64_t value = 0;
-#define PMUBENCH_PMEVCNTR(n) \
-  case n:                    \
-    asm volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(value)); \
-    break;
-  switch (counter) {
-    PMUBENCH_PMEVCNTR(0) PMUBENCH_PMEVCNTR(1) PMUBENCH_PMEVCNTR(2)
-    PMUBENCH_PMEVCNTR(3) PMUBENCH_PMEVCNTR(4) PMUBENCH_PMEVCNTR(5)
-    PMUBENCH_PMEVCNTR(6) PMUBENCH_PMEVCNTR(7) PMUBENCH_PMEVCNTR(8)
-    PMUBENCH_PMEVCNTR(9) PMUBENCH_PMEVCNTR(10) PMUBENCH_PMEVCNTR(11)
-    PMUBENCH_PMEVCNTR(12) PMUBENCH_PMEVCNTR(13) PMUBENCH_PMEVCNTR(14)
-    PMUBENCH_PMEVCNTR(15) PMUBENCH_PMEVCNTR(16) PMUBENCH_PMEVCNTR(17)
-    PMUBENCH_PMEVCNTR(18) PMUBENCH_PMEVCNTR(19) PMUBENCH_PMEVCNTR(20)
-    PMUBENCH_PMEVCNTR(21) PMUBENCH_PMEVCNTR(22) PMUBENCH_PMEVCNTR(23)
-    PMUBENCH_PMEVCNTR(24) PMUBENCH_PMEVCNTR(25) PMUBENCH_PMEVCNTR(26)
-    PMUBENCH_PMEVCNTR(27) PMUBENCH_PMEVCNTR(28) PMUBENCH_PMEVCNTR(29)
-    PMUBENCH_PMEVCNTR(30)
-    case 31:
-      asm volatile("mrs %0, pmccntr_el0" : "=r"(value));
-      break;
-  }
-#undef PMUBENCH_PMEVCNTR
+  uint64_t value;
+  uint64_t scratch;
+  asm volatile(
+      "adr %1, 1f\n\t"
+      "add %1, %1, %w2, uxtw #3\n\t"  // 8 bytes an entry: mrs, b
+      "br %1\n"
+      "1:\n\t"
+      ".irp n,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,"
+      "24,25,26,27,28,29,30\n\t"
+      "mrs %0, pmevcntr\\n\\()_el0\n\t"
+      "b 2f\n\t"
+      ".endr\n\t"
+      "mrs %0, pmccntr_el0\n\t"
+      "b 2f\n"
+      "2:"
+      : "=r"(value), "=&r"(scratch)
+      : "r"(counter & 31u));
   return value;
 }
 #endif

