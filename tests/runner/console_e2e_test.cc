@@ -16,9 +16,15 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/runner/text_of_runs.h"
 #include "tests/perf/perf_permitted.h"
 
 namespace {
+
+using ::pmubench::testing::FieldEnds;
+using ::pmubench::testing::Lines;
+using ::pmubench::testing::ReadFile;
+using ::pmubench::testing::Result;
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -30,37 +36,6 @@ std::string& CasesBinary() {
   static std::string path;
 #endif
   return path;
-}
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-// The column just past the end of each space-separated field of `line`.
-std::vector<size_t> FieldEnds(const std::string& line) {
-  std::vector<size_t> ends;
-  for (size_t i = 0; i < line.size(); ++i) {
-    if (line[i] != ' ' && (i + 1 == line.size() || line[i + 1] == ' ')) {
-      ends.push_back(i + 1);
-    }
-  }
-  return ends;
 }
 
 class ConsoleE2eTest : public ::testing::Test {

@@ -11,9 +11,13 @@
 #include "framework/runner/event_set.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/runner/text_of_runs.h"
 
 namespace pmubench {
 namespace {
+
+using ::pmubench::testing::FieldEnds;
+using ::pmubench::testing::Lines;
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -148,24 +152,6 @@ TEST_F(ReporterTest, NanUserCounterIsNotAvailableInBothLayouts) {
   EXPECT_THAT(out.str(), Not(HasSubstr("nan")));
   // The column keeps its width: "-nan%" (5 wide) becomes "  n/a".
   EXPECT_THAT(out.str(), HasSubstr("  n/a "));
-}
-
-// Splits `line` at runs of spaces into the end column of each field.
-std::vector<size_t> FieldEnds(const std::string& line) {
-  std::vector<size_t> ends;
-  for (size_t i = 0; i < line.size(); ++i) {
-    if (line[i] != ' ' && (i + 1 == line.size() || line[i + 1] == ' ')) {
-      ends.push_back(i + 1);
-    }
-  }
-  return ends;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 TEST_F(ReporterTest, TabularHeaderColumnsMatchTheRows) {

@@ -25,9 +25,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/runner/text_of_runs.h"
 #include "tests/perf/perf_permitted.h"
 
 namespace {
+
+using ::pmubench::testing::ReadFile;
+using ::pmubench::testing::Result;
 
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
@@ -40,19 +44,6 @@ std::string& CasesBinary() {
   static std::string path;
 #endif
   return path;
-}
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::vector<std::string> ListDir(const std::string& dir) {

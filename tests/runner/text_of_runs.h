@@ -1,0 +1,49 @@
+// What the end-to-end tests read back from a run: its captured streams,
+// files it wrote, and the columns of its console lines.
+#ifndef PMUBENCH_TESTS_RUNNER_TEXT_OF_RUNS_H_
+#define PMUBENCH_TESTS_RUNNER_TEXT_OF_RUNS_H_
+
+#include <cstddef>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace pmubench::testing {
+
+// A finished subprocess: its exit code and what it wrote.
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// The whole file, or "" when it cannot be read.
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The column just past the end of each space-separated field of `line`.
+inline std::vector<size_t> FieldEnds(const std::string& line) {
+  std::vector<size_t> ends;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] != ' ' && (i + 1 == line.size() || line[i + 1] == ' ')) {
+      ends.push_back(i + 1);
+    }
+  }
+  return ends;
+}
+
+}  // namespace pmubench::testing
+
+#endif  // PMUBENCH_TESTS_RUNNER_TEXT_OF_RUNS_H_
