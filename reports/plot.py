@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plots pmubench (Google Benchmark JSON) runs into PNGs and an index.html.
 
-    python3 reports/plot.py RUN.json [MORE.json ...] -o OUTDIR
+    python3 reports/plot.py RUN.json [MORE.json ...] -o OUTDIR [--folded FILE ...]
 
 With several files the first is the baseline of the comparison plots.
 Exit status: 0 written, 2 bad input or usage (the message names the file).
@@ -33,6 +33,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="Google Benchmark JSON written by pmubench")
     parser.add_argument("-o", "--outdir", required=True, metavar="OUTDIR",
                         help="report directory; an earlier report there is replaced whole")
+    parser.add_argument("--folded", action="append", default=[], metavar="FILE",
+                        help="folded stacks written by --pmubench_profile_out (with "
+                             "--pmubench_profile_callchain): drawn as an SVG flame "
+                             "graph in the report; repeatable")
     return parser.parse_args(argv)
 
 
@@ -41,7 +45,7 @@ def main(argv: list[str]) -> int:
     progress = Progress()
     try:
         try:
-            rep = write_report(args.files, args.outdir, progress)
+            rep = write_report(args.files, args.outdir, progress, args.folded)
         finally:
             progress.done()
     except benchjson.BadInput as e:

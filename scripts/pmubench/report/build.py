@@ -65,10 +65,11 @@ class Report:
     files: list[FileSection]
     comparisons: list[Figure] = field(default_factory=list)
     verdicts: list[Verdicts] = field(default_factory=list)
+    flames: list[Figure] = field(default_factory=list)  # SVG flame graphs
 
     def figures(self) -> list[Figure]:
         result = [f for fs in self.files for fam in fs.families for f in fam.figures]
-        return result + self.comparisons
+        return result + self.comparisons + self.flames
 
 
 def slug(text: str) -> str:

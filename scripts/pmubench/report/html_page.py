@@ -29,7 +29,7 @@ th { background: #f2f2f2; } td:first-child, th:first-child { text-align: left; }
 table.context td { text-align: left; white-space: pre-wrap; }
 .scroll { overflow-x: auto; } .failed { color: #b00020; }
 .note { color: #555; font-size: 0.9em; }
-.verdict { font-weight: 600; } .warning { color: #8a5300; }
+.verdict { font-weight: 600; } object.flame { width: 100%; } .warning { color: #8a5300; }
 table.context { table-layout: fixed; width: 100%; }
 table.context th { width: 14em; } table.context td { overflow-wrap: anywhere; }
 nav ul { columns: 3; font-size: 0.9em; }
@@ -122,6 +122,8 @@ def render_page(rep: report_mod.Report) -> str:
            f"<h1>{_e(title)}</h1>", "<nav><ul>"]
     if rep.comparisons:
         out.append('<li><a href="#comparison">comparison</a></li>')
+    if rep.flames:
+        out.append('<li><a href="#profiles">flame graphs</a></li>')
     for fs in rep.files:
         for fam in fs.families:
             out.append(f'<li><a href="#{_anchor(fs.label, fam.name)}">'
@@ -138,6 +140,13 @@ def render_page(rep: report_mod.Report) -> str:
             if v.table.rows:
                 out.append(_table(v.table))
         out += [_figure(f) for f in rep.comparisons]
+    if rep.flames:
+        out.append('<h2 id="profiles">Flame graphs</h2>')
+        for fig in rep.flames:
+            # <object>, not <img>: the boxes' tooltips work only there.
+            out.append(f'<figure><object type="image/svg+xml" data="{_e(fig.filename)}" '
+                       f'class="flame">{_e(fig.title)}</object><figcaption>'
+                       f"<b>{_e(fig.title)}.</b> {_e(fig.caption)}</figcaption></figure>")
     for fs in rep.files:
         out.append(f'<h2 id="{_anchor(fs.label)}">Run {_e(fs.label)}</h2>')
         out.append(f"<p>File: <code>{_e(fs.path)}</code></p>")

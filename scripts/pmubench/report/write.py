@@ -7,21 +7,39 @@ from typing import Callable
 
 from pmubench import benchjson
 from pmubench.report import build, html_page, outdir as outdir_mod
+from pmubench.report.flame_plot import flame_svg
+from pmubench.report.folded import read_folded
 
 
 def write_report(files: list[str], outdir: str,
-                 progress: Callable[[str], None] | None = None) -> build.Report:
+                 progress: Callable[[str], None] | None = None,
+                 folded: list[str] | None = None) -> build.Report:
     """Loads, renders into a staging directory and swaps it in as outdir.
 
-    progress, when given, is told each step (see build.build_report)."""
+    progress, when given, is told each step (see build.build_report).
+    folded: files of folded stacks (--pmubench_profile_out), each drawn as
+    a flame graph. Every input is read before anything is written."""
     tell = progress or (lambda _: None)
     benches = []
     for path in files:
         tell(f"loading {path}")
         benches.append(benchjson.load(path))
+    stacks = [(path, read_folded(path)) for path in folded or []]
     staging = outdir_mod.stage(outdir)
     try:
         rep = build.build_report(benches, staging, progress)
+        names = build.file_labels([path for path, _ in stacks])
+        for (path, root), label in zip(stacks, names):
+            name = f"flame.{build.slug(label)}.svg"
+            svg, hidden = flame_svg(root, f"{label}: {root.total} samples")
+            with open(os.path.join(staging, name), "w", encoding="utf-8") as f:
+                f.write(svg)
+            rep.flames.append(build.Figure(
+                name, f"flame graph of {label}",
+                f"Folded stacks of {path}: {root.total} samples; a box's width "
+                "is its share of them, callees above callers, siblings by name"
+                + (f"; {hidden} frames too narrow to draw" if hidden else "")
+                + ". Hover a box for its samples."))
         tell("writing index.html")
         page = os.path.join(staging, "index.html")
         with open(page, "w", encoding="utf-8") as f:

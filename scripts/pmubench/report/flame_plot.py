@@ -1,0 +1,75 @@
+"""A flame graph of a folded-stacks tree (folded.py) as a self-contained SVG.
+
+Each frame is a box as wide as its share of the samples, its callees
+stacked above it, siblings ordered by name (the x axis is not time). A
+box's tooltip (<title>) gives the frame, its samples and its share. Frames
+narrower than MIN_WIDTH_PX are left out and counted in a note under the
+graph. Colours are a hash of the frame's name, so a function keeps its
+colour from one graph to the next.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from html import escape
+
+from pmubench.report.folded import Frame
+
+WIDTH_PX = 1200
+ROW_PX = 17
+MIN_WIDTH_PX = 0.5
+_CHAR_PX = 6.6   # about one character of the 11 px monospace label
+
+
+def _color(name: str) -> str:
+    digest = hashlib.md5(name.encode("utf-8")).digest()
+    # Warm hues (red to yellow), as flame graphs are usually drawn.
+    return f"rgb({205 + digest[0] % 50},{80 + digest[1] % 140},{digest[2] % 60})"
+
+
+def _label(name: str, width: float) -> str:
+    fits = int((width - 6) / _CHAR_PX)
+    if fits < 3:
+        return ""
+    return name if len(name) <= fits else name[:fits - 2] + ".."
+
+
+def flame_svg(root: Frame, title: str) -> tuple[str, int]:
+    """The SVG text, and how many frames were too narrow to draw."""
+    boxes: list[tuple[int, float, float, Frame]] = []   # depth, x, width, frame
+    hidden = 0
+    scale = WIDTH_PX / root.total
+    stack = [(0, 0.0, root)]
+    while stack:
+        depth, x, frame = stack.pop()
+        width = frame.total * scale
+        if width < MIN_WIDTH_PX:
+            hidden += 1
+            continue
+        boxes.append((depth, x, width, frame))
+        child_x = x
+        for child in frame.ordered_children():
+            stack.append((depth + 1, child_x, child))
+            child_x += child.total * scale
+    depth_max = max(d for d, _, _, _ in boxes)
+    top = 30
+    height = top + (depth_max + 1) * ROW_PX + 30
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH_PX}" '
+           f'height="{height}" viewBox="0 0 {WIDTH_PX} {height}" '
+           'font-family="monospace" font-size="11">',
+           f'<text x="{WIDTH_PX / 2:.1f}" y="18" text-anchor="middle" '
+           f'font-size="14">{escape(title)}</text>']
+    for depth, x, width, frame in sorted(boxes, key=lambda b: (b[0], b[1])):
+        y = top + (depth_max - depth) * ROW_PX
+        share = frame.total / root.total
+        tip = f"{frame.name} ({frame.total} samples, {100 * share:.2f}%)"
+        out.append(
+            f'<g class="frame" data-samples="{frame.total}"><title>{escape(tip)}</title>'
+            f'<rect x="{x:.3f}" y="{y}" width="{width:.3f}" height="{ROW_PX - 1}" '
+            f'fill="{_color(frame.name)}" rx="2"/>'
+            f'<text x="{x + 3:.3f}" y="{y + ROW_PX - 5}">{escape(_label(frame.name, width))}</text></g>')
+    note = (f"{root.total} samples; {hidden} frame(s) narrower than "
+            f"{MIN_WIDTH_PX:g} px not drawn" if hidden else f"{root.total} samples")
+    out.append(f'<text x="4" y="{height - 10}">{escape(note)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n", hidden
