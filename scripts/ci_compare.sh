@@ -39,7 +39,8 @@
 # to see what the noise of your machine does).
 #
 # Defaults: --base is the merge-base of HEAD and $PMUBENCH_BASE_BRANCH
-# (origin/main), --head HEAD, --reps 5, --rounds 1 (3 on a shared machine),
+# (origin/main), --head HEAD, --reps 3, --rounds 2 (times are then not
+# gated: 4 rounds a side or more gate them, on a quiet machine),
 # --min-time 0.05, --filter '.', --jobs 2, --out
 # ${TMPDIR:-/tmp}/pmubench-compare-NAME (NAME: your checkout's directory
 # name; outside the work tree). An --out inside the work tree must be one
@@ -61,7 +62,7 @@ script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=/usr/bin/python3
 [[ -x $python ]] || python=python3
 
-base="" head="HEAD" reps=5 rounds=1 min_time=0.05 filter="." counters="" jobs=2
+base="" head="HEAD" reps=3 rounds=2 min_time=0.05 filter="." counters="" jobs=2
 out="" keep=0 allow_same=0
 cmake_target="" binary="" bazel_target="" build_cmd="" run_cmd=""
 compare_args=()

@@ -31,7 +31,8 @@ table.context td { text-align: left; white-space: pre-wrap; }
 .note { color: #555; font-size: 0.9em; }
 .verdict { font-weight: 600; } object.flame { width: 100%; } .warning { color: #8a5300; }
 table.context { table-layout: fixed; width: 100%; }
-table.context th { width: 14em; } table.context td { overflow-wrap: anywhere; }
+table.context th { width: 14em; overflow-wrap: anywhere; }
+table.context td { overflow-wrap: anywhere; }
 nav ul { columns: 3; font-size: 0.9em; }
 """
 
