@@ -217,6 +217,7 @@ void CounterGroup::ChooseReadMethod(bool use_rdpmc) {
   int first_unreadable = -1;
   for (size_t i = 0; i < n; ++i) {
     const perf_event_mmap_page* page = pages_[i].get();
+    page_ptrs_[i] = page;
     // As Snapshot reads it: only the leader's times are needed.
     readable[i] = page != nullptr &&
                   ReadMmapPage(page, RdpmcInstruction{}, RdtscInstruction{},
@@ -227,7 +228,6 @@ void CounterGroup::ChooseReadMethod(bool use_rdpmc) {
     }
   }
   all_rdpmc_ = use_rdpmc && first_unreadable < 0;
-  for (size_t i = 0; i < n; ++i) page_ptrs_[i] = pages_[i].get();
   for (size_t i = 0; i < n; ++i) {
     OpenedEvent& e = events_[i];
     e.read_method = all_rdpmc_ ? ReadMethod::kRdpmc : ReadMethod::kRead;

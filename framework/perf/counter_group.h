@@ -148,7 +148,7 @@ class CounterGroup {
   std::vector<OpenedEvent> events_;
   std::vector<ScopedFd> fds_;                  // fds_[0] is the leader
   std::vector<PageMapping> pages_;             // empty where mmap failed
-  // pages_[i].get(), contiguous for ReadGroupPages; set when all_rdpmc_.
+  // pages_[i].get(), contiguous for ReadGroupPages (ChooseReadMethod).
   std::array<const perf_event_mmap_page*, kMaxGroupEvents> page_ptrs_{};
   std::array<uint64_t, kMaxGroupEvents> ids_{};  // PERF_EVENT_IOC_ID per fd
   bool all_rdpmc_ = false;                     // every page allows rdpmc
