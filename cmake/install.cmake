@@ -32,6 +32,7 @@ write_basic_package_version_file(
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/pmubenchConfig.cmake
               ${PROJECT_BINARY_DIR}/pmubenchConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/FindLibDw.cmake
         DESTINATION ${PMUBENCH_CMAKE_DIR})
 
 # Relocatable: the prefix is found from the .pc file's own directory, so

@@ -2,7 +2,8 @@
 
 Each is a system_library repository (see system_library.bzl): checked to be
 installed, never downloaded. BUILD files use them through the aliases in
-//third_party (//third_party:absl, :benchmark, :gtest, :gtest_main, :pfm).
+//third_party (//third_party:absl, :benchmark, :dw, :gtest, :gtest_main,
+:pfm).
 """
 
 load("//third_party:system_library.bzl", "system_library")
@@ -122,6 +123,15 @@ def pmubench_system_libraries():
             "gtest_main": ["gmock", "gtest_main", "gtest"],
         },
         linkopts = ["-pthread"],
+    )
+
+    # elfutils' libdwfl (libdw-dev): source lines of sampled addresses.
+    _system_library(
+        name = "system_libdw",
+        package = "libdw-dev",
+        include_dirs = ["elfutils"],
+        headers = ["elfutils/libdwfl.h"],
+        targets = {"dw": ["dw"]},
     )
 
     _system_library(

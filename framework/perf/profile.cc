@@ -1,7 +1,10 @@
 #include "framework/perf/profile.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
+
+#include "framework/perf/source_lines.h"
 
 namespace pmubench::perf {
 namespace {
@@ -10,15 +13,31 @@ bool InKernel(uint16_t misc) {
   return (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 }
 
+// Most samples first; ties keep the map's order. The first `top_n` (all
+// when 0).
+template <typename Entry>
+void KeepTop(std::vector<Entry>& entries, size_t top_n) {
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) {
+                     return a.samples > b.samples;
+                   });
+  if (top_n != 0 && entries.size() > top_n) entries.resize(top_n);
+}
+
 }  // namespace
 
 void ProfileBuilder::Add(const ParsedRecord& sample) {
   ++samples_;
   period_sum_ += sample.period;
-  const std::string& name =
-      InKernel(sample.misc) ? std::string(kKernelSymbol)
-                            : symbols_.FunctionOf(sample.ip);
-  ++per_function_[name];
+  if (InKernel(sample.misc)) {
+    ++per_function_[kKernelSymbol];
+  } else {
+    const std::string& name = symbols_.FunctionOf(sample.ip);
+    ++per_function_[name];
+    if (std::optional<SourceLine> at = SourceLineOf(sample.ip)) {
+      ++per_line_[{std::move(at->file), at->line, name}];
+    }
+  }
   if (!sample.callchain.empty()) ++folded_[FoldedStack(sample)];
 }
 
@@ -54,16 +73,31 @@ Profile ProfileBuilder::Finish(const SampleTally& tally, size_t top_n) {
   p.period_sum = period_sum_;
   p.tally = tally;
   p.folded = std::move(folded_);
+  auto share = [this](uint64_t n) {
+    return samples_ == 0 ? 0.0
+                         : static_cast<double>(n) /
+                               static_cast<double>(samples_);
+  };
+  std::map<std::string, FunctionSamples> functions;
   for (auto& [symbol, n] : per_function_) {
-    p.top.push_back({symbol, n, samples_ == 0 ? 0.0
-                                              : static_cast<double>(n) /
-                                                    static_cast<double>(samples_)});
+    FunctionSamples& f = functions[symbol];
+    f.symbol = symbol;
+    f.samples = n;
+    f.share = share(n);
   }
-  std::stable_sort(p.top.begin(), p.top.end(),
-                   [](const FunctionSamples& a, const FunctionSamples& b) {
-                     return a.samples > b.samples;
-                   });
-  if (top_n != 0 && p.top.size() > top_n) p.top.resize(top_n);
+  for (auto& [where, n] : per_line_) {
+    const auto& [file, line, symbol] = where;
+    p.lines.push_back({symbol, file, line, n, share(n)});
+    FunctionSamples& f = functions[symbol];
+    if (n > f.hottest_line_samples) {
+      f.hottest_file = file;
+      f.hottest_line = line;
+      f.hottest_line_samples = n;
+    }
+  }
+  for (auto& [symbol, f] : functions) p.top.push_back(std::move(f));
+  KeepTop(p.top, top_n);
+  KeepTop(p.lines, top_n);
   return p;
 }
 

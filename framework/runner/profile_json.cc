@@ -34,8 +34,16 @@ std::string ProfileJsonFields(const ProfileStore::Entry& entry) {
                     Quoted(f.symbol), ", \"samples\": ", f.samples,
                     ", \"share\": ", absl::StrFormat("%.6f", f.share), "}");
   }
+  std::string lines;
+  for (const perf::LineSamples& l : p.lines) {
+    absl::StrAppend(&lines, lines.empty() ? "" : ", ", "{\"symbol\": ",
+                    Quoted(l.symbol), ", \"file\": ", Quoted(l.file),
+                    ", \"line\": ", l.line, ", \"samples\": ", l.samples,
+                    ", \"share\": ", absl::StrFormat("%.6f", l.share), "}");
+  }
   const char* kSep = ",\n      ";
   return absl::StrCat(kSep, "\"pmubench_profile\": [", list, "]", kSep,
+                      "\"pmubench_profile_lines\": [", lines, "]", kSep,
                       "\"pmubench_profile_event\": ", Quoted(entry.event),
                       kSep, "\"pmubench_profile_samples\": ", p.samples, kSep,
                       "\"pmubench_profile_lost_samples\": ",

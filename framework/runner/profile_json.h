@@ -2,6 +2,8 @@
 // run's profile (profile_pass.h) added to its object:
 //
 //   "pmubench_profile": [{"symbol": "Fn()", "samples": 90, "share": 0.9}, ...],
+//   "pmubench_profile_lines": [{"symbol": "Fn()", "file": "/src/fn.cc",
+//                               "line": 12, "samples": 60, "share": 0.6}, ...],
 //   "pmubench_profile_event": "cpu-clock@100000",
 //   "pmubench_profile_samples": 100,
 //   "pmubench_profile_lost_samples": 0,

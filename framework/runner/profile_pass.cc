@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -249,8 +250,16 @@ void PrintProfile(std::ostream& out, const ProfileConfig& config,
   }
   out << "\n";
   for (const perf::FunctionSamples& f : profile.top) {
-    out << absl::StrFormat("    %6.2f%% %8d  %s\n", 100 * f.share, f.samples,
+    out << absl::StrFormat("    %6.2f%% %8d  %s", 100 * f.share, f.samples,
                            f.symbol);
+    if (f.hottest_line != 0) {
+      out << absl::StrFormat(
+          "  (hottest line %s:%d, %d sample%s)",
+          std::filesystem::path(f.hottest_file).filename().string(),
+          f.hottest_line, f.hottest_line_samples,
+          f.hottest_line_samples == 1 ? "" : "s");
+    }
+    out << "\n";
   }
 }
 

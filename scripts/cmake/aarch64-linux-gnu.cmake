@@ -1,7 +1,8 @@
 # Cross-compiles pmubench for arm64 Linux with Debian's multiarch toolchain:
 #   apt-get install g++-aarch64-linux-gnu qemu-user
 #   dpkg --add-architecture arm64 && apt-get update
-#   apt-get install libbenchmark-dev:arm64 libabsl-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
+#   apt-get install libbenchmark-dev:arm64 libabsl-dev:arm64 libdw-dev:arm64 \
+#     libgtest-dev:arm64 libgmock-dev:arm64
 #   cmake -S . -B build/arm64 -DCMAKE_TOOLCHAIN_FILE=scripts/cmake/aarch64-linux-gnu.cmake
 # scripts/pmu-vm build does all of this; scripts/pmu-vm test runs the result
 # under an emulated arm64 PMU.

@@ -14,7 +14,8 @@ import sys
 
 HOST_PACKAGES = ("qemu-system-arm", "qemu-user", "g++-aarch64-linux-gnu")
 ARM64_PACKAGES = ("libbenchmark-dev:arm64", "libabsl-dev:arm64",
-                  "libgtest-dev:arm64", "libgmock-dev:arm64")
+                  "libdw-dev:arm64", "libgtest-dev:arm64",
+                  "libgmock-dev:arm64")
 KERNEL_PATTERN = r"^linux-image-.*-cloud-arm64-unsigned$"
 BUSYBOX = "busybox-static:arm64"
 

@@ -12,6 +12,7 @@
 #include "framework/perf/event_spec.h"
 #include "framework/perf/pmu.h"
 #include "framework/perf/profile.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/perf/counted_loop.h"
 #include "tests/perf/hardware_pmu.h"
@@ -19,6 +20,8 @@
 
 namespace pmubench::perf {
 namespace {
+
+using ::testing::EndsWith;
 
 const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
 
@@ -34,6 +37,7 @@ char* MapFresh(size_t pages) {
 
 // The only code that faults. Not ASan-instrumented: its shadow reads would
 // fault too.
+constexpr int kTouchPagesStoreLine = __LINE__ + 4;
 __attribute__((noinline, no_sanitize("address"))) void TouchPages(char* base,
                                                                    size_t n) {
   for (size_t i = 0; i < n; ++i) {
@@ -43,6 +47,7 @@ __attribute__((noinline, no_sanitize("address"))) void TouchPages(char* base,
 
 // Two loops of the same body (distinct constants so identical-code folding
 // cannot merge them), run 3:1.
+constexpr int kSpinThreeFirstLine = __LINE__ + 1;
 __attribute__((noinline, noclone)) uint64_t SpinThree(uint64_t n) {
   uint64_t x = 1;
   for (uint64_t i = 0; i < n; ++i) {
@@ -51,6 +56,7 @@ __attribute__((noinline, noclone)) uint64_t SpinThree(uint64_t n) {
   }
   return x;
 }
+constexpr int kSpinThreeLastLine = __LINE__ - 1;
 __attribute__((noinline, noclone)) uint64_t SpinOne(uint64_t n) {
   uint64_t x = 3;
   for (uint64_t i = 0; i < n; ++i) {
@@ -115,6 +121,14 @@ TEST_F(SamplerTest, EveryPageFaultSampleIsInTouchPages) {
       << p.top[0].symbol;
   EXPECT_EQ(p.top[0].samples, kPages * kIterations);
   EXPECT_DOUBLE_EQ(p.top[0].share, 1.0);
+  // Each sample's address is the faulting store: one source line holds all.
+  ASSERT_EQ(p.lines.size(), 1u);
+  EXPECT_THAT(p.lines[0].file, EndsWith("tests/perf/sampler_test.cc"));
+  EXPECT_EQ(p.lines[0].line, kTouchPagesStoreLine);
+  EXPECT_EQ(p.lines[0].samples, kPages * kIterations);
+  EXPECT_EQ(p.lines[0].symbol, p.top[0].symbol);
+  EXPECT_EQ(p.top[0].hottest_line, kTouchPagesStoreLine);
+  EXPECT_EQ(p.top[0].hottest_line_samples, kPages * kIterations);
   for (char* r : regions) munmap(r, kPages * kPage);
   munmap(warm_up, kPage);
 }
@@ -144,6 +158,17 @@ TEST_F(SamplerTest, CpuClockSharesFollowTheLoopRatio) {
   EXPECT_GT(ratio, 2.3);
   EXPECT_LT(ratio, 3.9);
   EXPECT_GT(three + one, p.samples * 9 / 10);  // the loops are the time
+  // SpinThree's samples lie on SpinThree's own lines (its loop), nowhere
+  // else in the file.
+  uint64_t three_with_lines = 0;
+  for (const LineSamples& l : p.lines) {
+    if (l.symbol.find("SpinThree") == std::string::npos) continue;
+    three_with_lines += l.samples;
+    EXPECT_THAT(l.file, EndsWith("tests/perf/sampler_test.cc"));
+    EXPECT_GE(l.line, kSpinThreeFirstLine);
+    EXPECT_LE(l.line, kSpinThreeLastLine);
+  }
+  EXPECT_EQ(three_with_lines, three);
 }
 
 // One data page holds ~100 samples; 2000 faults overflow it. The kernel

@@ -555,6 +555,10 @@ TEST_F(E2eTest, PageFaultProfileIsExactAndAllInTouchPages) {
   if (!kAddressSanitizer) {
     EXPECT_THAT(r.out, HasSubstr("profile page-faults@1: 256 samples"));
     EXPECT_THAT(r.out, ContainsRegex("100.00%      256  [^\n]*Touch"));
+    // Every fault is the store of FreshPages::TouchNext: one source line.
+    EXPECT_THAT(r.out, ContainsRegex("256  [^\n]*Touch[^\n]*  \\(hottest "
+                                     "line fresh_pages.h:[0-9]+, 256 "
+                                     "samples\\)"));
   }
   EXPECT_THAT(r.out, Not(HasSubstr("LOST")));
   // The measured run is reported as without the flag.
@@ -588,6 +592,12 @@ TEST_F(E2eTest, ProfileIsAFieldOfTheJsonRun) {
   EXPECT_THAT(text, ContainsRegex("\"pmubench_profile\": \\[\\{\"symbol\": "
                                   "\"[^\"]*Touch[^\"]*\", \"samples\": 256,"));
   EXPECT_THAT(text, HasSubstr("\"pmubench_profile_event\": \"page-faults@1\""));
+  // The faulting store's line, by its absolute path.
+  EXPECT_THAT(text, ContainsRegex(
+                        "\"pmubench_profile_lines\": \\[\\{\"symbol\": "
+                        "\"[^\"]*Touch[^\"]*\", \"file\": \"/[^\"]*"
+                        "/tests/runner/fresh_pages.h\", \"line\": [0-9]+, "
+                        "\"samples\": 256,"));
   if (!kAddressSanitizer) {
     EXPECT_THAT(text, HasSubstr("\"samples\": 256, \"share\": 1.000000}]"));
     EXPECT_THAT(text, HasSubstr("\"pmubench_profile_samples\": 256,"));

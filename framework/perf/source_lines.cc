@@ -1,0 +1,92 @@
+#include "framework/perf/source_lines.h"
+
+#include <elfutils/libdwfl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <mutex>
+#include <unordered_map>
+
+namespace pmubench::perf {
+namespace {
+
+// libdwfl's find_debuginfo callback, asked only when a module's own file has
+// no DWARF: finds nothing, so no separate debug file is searched and
+// debuginfod (which dwfl_standard_find_debuginfo consults when
+// DEBUGINFOD_URLS is set) is never asked over the network.
+int NoSeparateDebugInfo(Dwfl_Module*, void**, const char*, Dwarf_Addr,
+                        const char*, const char*, GElf_Word, char**) {
+  return -1;
+}
+
+// libdwfl is not thread-safe: one session per process behind a mutex, its
+// answers cached per address.
+class LineTables {
+ public:
+  LineTables() {
+    static const Dwfl_Callbacks kCallbacks = {
+        .find_elf = dwfl_linux_proc_find_elf,
+        .find_debuginfo = NoSeparateDebugInfo,
+        .section_address = dwfl_offline_section_address,
+        .debuginfo_path = nullptr,
+    };
+    dwfl_ = dwfl_begin(&kCallbacks);
+    if (dwfl_ != nullptr) ReportModules(/*add=*/false);
+  }
+  ~LineTables() { dwfl_end(dwfl_); }
+  LineTables(const LineTables&) = delete;
+  LineTables& operator=(const LineTables&) = delete;
+
+  std::optional<SourceLine> Find(uint64_t address) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, inserted] = cache_.try_emplace(address);
+    if (inserted) it->second = Look(address);
+    return it->second;
+  }
+
+ private:
+  // The mapped files of /proc/self/maps (dwfl_linux_proc_report). `add`
+  // keeps the modules already reported and their loaded line tables.
+  void ReportModules(bool add) {
+    if (add) {
+      dwfl_report_begin_add(dwfl_);
+    } else {
+      dwfl_report_begin(dwfl_);
+    }
+    dwfl_linux_proc_report(dwfl_, getpid());
+    dwfl_report_end(dwfl_, nullptr, nullptr);
+  }
+
+  std::optional<SourceLine> Look(uint64_t address) {
+    if (dwfl_ == nullptr) return std::nullopt;
+    if (dwfl_addrmodule(dwfl_, address) == nullptr) {
+      ReportModules(/*add=*/true);  // dlopen()ed since the last report?
+    }
+    Dwfl_Line* row = dwfl_getsrc(dwfl_, address);
+    if (row == nullptr) return std::nullopt;
+    int line = 0;
+    const char* file =
+        dwfl_lineinfo(row, nullptr, &line, nullptr, nullptr, nullptr);
+    if (file == nullptr || line <= 0) return std::nullopt;
+    // A relative name is relative to the compile directory (DW_AT_comp_dir):
+    // "../../src/f.cc" built in /build/dir is "/src/f.cc".
+    std::filesystem::path path(file);
+    if (path.is_relative()) {
+      if (const char* dir = dwfl_line_comp_dir(row)) path = dir / path;
+    }
+    return SourceLine{path.lexically_normal().string(), line};
+  }
+
+  std::mutex mu_;
+  Dwfl* dwfl_ = nullptr;
+  std::unordered_map<uint64_t, std::optional<SourceLine>> cache_;
+};
+
+}  // namespace
+
+std::optional<SourceLine> SourceLineOf(uint64_t address) {
+  static LineTables* tables = new LineTables;  // never destroyed: used at exit
+  return tables->Find(address);
+}
+
+}  // namespace pmubench::perf
