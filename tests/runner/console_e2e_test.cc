@@ -3,9 +3,7 @@
 // columns, counters in event-set order with units, never "nan", the
 // progress line only on a terminal, and --pmubench_list_events grouped.
 //
-// The binary's path comes from --e2e_cases=PATH (Bazel) or from
-// PMUBENCH_E2E_CASES_PATH (CMake).
-#include <sys/wait.h>
+// The binary's path: cases_binary.h.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -16,27 +14,21 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/runner/cases_binary.h"
 #include "tests/runner/text_of_runs.h"
 #include "tests/perf/perf_permitted.h"
 
 namespace {
 
+using ::pmubench::testing::CasesBinary;
 using ::pmubench::testing::FieldEnds;
 using ::pmubench::testing::Lines;
 using ::pmubench::testing::ReadFile;
 using ::pmubench::testing::Result;
+using ::pmubench::testing::RunShell;
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string& CasesBinary() {
-#ifdef PMUBENCH_E2E_CASES_PATH
-  static std::string path = PMUBENCH_E2E_CASES_PATH;
-#else
-  static std::string path;
-#endif
-  return path;
-}
 
 class ConsoleE2eTest : public ::testing::Test {
  protected:
@@ -49,18 +41,7 @@ class ConsoleE2eTest : public ::testing::Test {
   }
 
   // Runs `command` through sh with stdout and stderr to files.
-  Result Run(const std::string& command) {
-    const std::string err = out_ + ".err";
-    const int status = std::system(
-        (command + " >'" + out_ + "' 2>'" + err + "'").c_str());
-    Result result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = ReadFile(out_);
-    result.err = ReadFile(err);
-    unlink(out_.c_str());
-    unlink(err.c_str());
-    return result;
-  }
+  Result Run(const std::string& command) { return RunShell(command, out_); }
 
   Result RunCases(const std::string& args) {
     return Run("TERM=xterm '" + CasesBinary() + "' " + args);
@@ -228,10 +209,6 @@ TEST_F(ConsoleE2eTest, ListEventsGroupedAndTried) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const std::string flag = "--e2e_cases=";
-    if (arg.rfind(flag, 0) == 0) CasesBinary() = arg.substr(flag.size());
-  }
+  pmubench::testing::TakeCasesBinaryFlag(argc, argv);
   return RUN_ALL_TESTS();
 }

@@ -2,8 +2,7 @@
 // (e2e_cases.cc), run as a subprocess: exit codes, notices, the console, and
 // the --benchmark_out JSON file.
 //
-// The binary's path comes from --e2e_cases=PATH (Bazel passes
-// $(rootpath :runner_e2e_cases)) or from PMUBENCH_E2E_CASES_PATH (CMake).
+// The binary's path: cases_binary.h.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -25,26 +24,20 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/runner/cases_binary.h"
 #include "tests/runner/text_of_runs.h"
 #include "tests/perf/perf_permitted.h"
 
 namespace {
 
+using ::pmubench::testing::CasesBinary;
 using ::pmubench::testing::ReadFile;
 using ::pmubench::testing::Result;
+using ::pmubench::testing::RunShell;
 
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string& CasesBinary() {
-#ifdef PMUBENCH_E2E_CASES_PATH
-  static std::string path = PMUBENCH_E2E_CASES_PATH;
-#else
-  static std::string path;
-#endif
-  return path;
-}
 
 std::vector<std::string> ListDir(const std::string& dir) {
   std::vector<std::string> names;
@@ -79,19 +72,9 @@ class E2eTest : public ::testing::Test {
 
   // Runs the cases binary with `args` (shell words).
   Result RunCases(const std::string& args) {
-    const std::string out =
-        dir_ + "/../" + "pmubench_e2e_stdout_" + std::to_string(getpid());
-    const std::string err = out + ".err";
-    const std::string command =
-        "'" + CasesBinary() + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int status = std::system(command.c_str());
-    Result result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = ReadFile(out);
-    result.err = ReadFile(err);
-    unlink(out.c_str());
-    unlink(err.c_str());
-    return result;
+    return RunShell("'" + CasesBinary() + "' " + args,
+                    dir_ + "/../pmubench_e2e_stdout_" +
+                        std::to_string(getpid()));
   }
 
   std::string dir_;
@@ -619,10 +602,6 @@ TEST_F(E2eTest, BadProfileFlagsExitTwo) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const std::string flag = "--e2e_cases=";
-    if (arg.rfind(flag, 0) == 0) CasesBinary() = arg.substr(flag.size());
-  }
+  pmubench::testing::TakeCasesBinaryFlag(argc, argv);
   return RUN_ALL_TESTS();
 }

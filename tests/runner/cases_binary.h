@@ -1,0 +1,56 @@
+// The end-to-end tests' subprocess: the path of runner_e2e_cases and a run of
+// a shell command with its streams captured.
+//
+// The path comes from PMUBENCH_E2E_CASES_PATH (CMake compiles it in) or from
+// --e2e_cases=PATH on the test's command line (Bazel passes
+// $(rootpath :runner_e2e_cases)); main() calls TakeCasesBinaryFlag.
+#ifndef PMUBENCH_TESTS_RUNNER_CASES_BINARY_H_
+#define PMUBENCH_TESTS_RUNNER_CASES_BINARY_H_
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "tests/runner/text_of_runs.h"
+
+namespace pmubench::testing {
+
+inline std::string& CasesBinary() {
+#ifdef PMUBENCH_E2E_CASES_PATH
+  static std::string path = PMUBENCH_E2E_CASES_PATH;
+#else
+  static std::string path;
+#endif
+  return path;
+}
+
+// Sets CasesBinary() from --e2e_cases=PATH, if given.
+inline void TakeCasesBinaryFlag(int argc, char** argv) {
+  const std::string flag = "--e2e_cases=";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind(flag, 0) == 0) CasesBinary() = arg.substr(flag.size());
+  }
+}
+
+// Runs `command` through sh, its stdout to `out_path` and its stderr to
+// `out_path`.err; both are read back and removed.
+inline Result RunShell(const std::string& command,
+                       const std::string& out_path) {
+  const std::string err_path = out_path + ".err";
+  const int status = std::system(
+      (command + " >'" + out_path + "' 2>'" + err_path + "'").c_str());
+  Result result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = ReadFile(out_path);
+  result.err = ReadFile(err_path);
+  unlink(out_path.c_str());
+  unlink(err_path.c_str());
+  return result;
+}
+
+}  // namespace pmubench::testing
+
+#endif  // PMUBENCH_TESTS_RUNNER_CASES_BINARY_H_
