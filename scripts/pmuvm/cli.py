@@ -81,7 +81,7 @@ def boot_and_run(argv: list[str], extra_files: list[str], out_dir: str | None,
     nonce = vm.new_nonce()
     init = vm.init_script(nonce, REPO, argv, out_dir is not None)
     initrd = vm.build_initramfs(init, busybox, guest_programs(extra_files),
-                                os.path.join(CACHE, "stripped"))
+                                os.path.join(CACHE, "lean"))
     with tempfile.NamedTemporaryFile(prefix="pmu-vm-initrd-", suffix=".gz") as f:
         f.write(initrd)
         f.flush()
