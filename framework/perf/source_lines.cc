@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <mutex>
+#include <string_view>
+#include <utility>
 #include <unordered_map>
 
 namespace pmubench::perf {
@@ -74,7 +76,12 @@ class LineTables {
     if (path.is_relative()) {
       if (const char* dir = dwfl_line_comp_dir(row)) path = dir / path;
     }
-    return SourceLine{path.lexically_normal().string(), line};
+    std::string name = path.lexically_normal().string();
+    // Bazel maps its execution root to /proc/self/cwd in debug info
+    // (reproducible builds); what follows is the path in the workspace.
+    constexpr std::string_view kBazelRoot = "/proc/self/cwd/";
+    if (name.starts_with(kBazelRoot)) name.erase(0, kBazelRoot.size());
+    return SourceLine{std::move(name), line};
   }
 
   std::mutex mu_;

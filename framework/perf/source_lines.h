@@ -19,7 +19,9 @@
 namespace pmubench::perf {
 
 struct SourceLine {
-  std::string file;  // as the line table names it: absolute when it knows
+  // As the line table names it, joined to the compile directory: absolute,
+  // or relative to the workspace for a Bazel build ("benches/fib.cc").
+  std::string file;
   int line = 0;
 };
 
