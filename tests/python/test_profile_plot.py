@@ -1,8 +1,11 @@
-"""pmubench.report.profile_plot: one bar chart per profiled case."""
+"""pmubench.report.profile_plot: one bar chart per profiled case, alone
+and in reports/plot.py's report."""
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from pmubench.report import profile_plot
 
@@ -53,5 +56,66 @@ def test_lines_reach_the_plot(tmp_path):
     path = _file(tmp_path, [{"name": "BM_A", "run_name": "BM_A",
                              "pmubench_profile": prof,
                              "pmubench_profile_lines": lines}])
-    [(name, _, funcs, got)] = profile_plot.profiles(path)
-    assert (name, funcs, got) == ("BM_A", prof, lines)
+    [case] = profile_plot.profiles(path)
+    assert (case.run_name, case.functions, case.lines) == ("BM_A", prof, lines)
+    assert case.samples == 1  # no pmubench_profile_samples: the functions' sum
+
+
+@pytest.mark.parametrize("prof, lines, message", [
+    ("none", [], "pmubench_profile must be a list"),
+    ([{"symbol": "f", "samples": 1}], [], "with symbol, samples, share"),
+    ([{"symbol": "f", "samples": "1", "share": 1.0}], [], "numbers for samples"),
+    ([{"symbol": "f", "samples": 1, "share": 1.0}],
+     [{"symbol": "f", "file": "a.cc", "samples": 1}], "pmubench_profile_lines"),
+])
+def test_malformed_profile_is_exit_2_naming_run_and_field(tmp_path, capsys, prof,
+                                                          lines, message):
+    path = _file(tmp_path, [{"name": "BM_A", "run_name": "BM_A",
+                             "pmubench_profile": prof,
+                             "pmubench_profile_lines": lines}])
+    out = tmp_path / "o"
+    assert profile_plot.main([path, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "'BM_A'" in err and message in err
+    assert not out.exists()
+
+
+def test_plot_report_has_a_bar_chart_per_profiled_case(run_tool, fixture_path,
+                                                       tmp_path):
+    data = json.loads(fixture_path("plot", "run_base.json").read_text())
+    runs = data["benchmarks"]
+    profiled = runs[0]["run_name"]
+    for run in runs:  # every repetition carries the case's one profile
+        if run["run_name"] == profiled:
+            run["pmubench_profile"] = [
+                {"symbol": "Hot()", "samples": 30, "share": 0.75},
+                {"symbol": "Cold()", "samples": 10, "share": 0.25}]
+            run["pmubench_profile_lines"] = [
+                {"symbol": "Hot()", "file": "/src/hot.cc", "line": 12,
+                 "samples": 30, "share": 0.75}]
+            run["pmubench_profile_event"] = "cpu-clock@100000"
+            run["pmubench_profile_samples"] = 40
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "report"
+    proc = run_tool("reports/plot.py", path, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    charts = sorted(p.name for p in out.glob("profile.*.png"))
+    assert charts == [f"profile.run.json.{profiled}.png"]
+    assert (out / charts[0]).read_bytes()[:4] == b"\x89PNG"
+    page = (out / "index.html").read_text()
+    assert 'id="profiles"' in page and f'src="{charts[0]}"' in page
+    assert "40 cpu-clock@100000 samples" in page
+
+
+def test_plot_report_refuses_a_malformed_profile_and_writes_nothing(
+        run_tool, fixture_path, tmp_path):
+    data = json.loads(fixture_path("plot", "run_base.json").read_text())
+    data["benchmarks"][0]["pmubench_profile"] = [{"symbol": "Hot()"}]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "report"
+    proc = run_tool("reports/plot.py", path, "-o", out)
+    assert proc.returncode == 2
+    assert str(path) in proc.stderr and "pmubench_profile" in proc.stderr
+    assert not out.exists()

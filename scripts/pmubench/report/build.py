@@ -65,11 +65,12 @@ class Report:
     files: list[FileSection]
     comparisons: list[Figure] = field(default_factory=list)
     verdicts: list[Verdicts] = field(default_factory=list)
+    profiles: list[Figure] = field(default_factory=list)  # top functions per case
     flames: list[Figure] = field(default_factory=list)  # SVG flame graphs
 
     def figures(self) -> list[Figure]:
         result = [f for fs in self.files for fam in fs.families for f in fam.figures]
-        return result + self.comparisons + self.flames
+        return result + self.comparisons + self.profiles + self.flames
 
 
 def slug(text: str) -> str:
@@ -110,7 +111,7 @@ def _part_note(index: int, count: int, size: int, total: int, what: str) -> str:
     return f" ({what} {first}-{min(total, first + size - 1)} of {total})"
 
 
-class _Names:
+class PngNames:
     """Hands out unique PNG names inside one report."""
 
     def __init__(self) -> None:
@@ -176,7 +177,7 @@ def value_table(members: list[series.Instance], metrics: list[str]) -> Table:
 class _SectionPlan:
     """What one section's figures are drawn from: a family."""
     outdir: str
-    names: _Names
+    names: PngNames
     file_slug: str
     name: str                       # the family
     where: str                      # 'BM_Chase (run.json)' for figure titles
@@ -293,7 +294,7 @@ def section_title(section: series.Section) -> str:
     return f"{section.name} ({section.source})" if section.source else section.name
 
 
-def _section(outdir: str, names: _Names, file_slug: str, file_label: str,
+def _section(outdir: str, names: PngNames, file_slug: str, file_label: str,
              section: series.Section, context: dict[str, Any]) -> FamilySection:
     measured = [m for m in section.members if m.stats]
     metrics = series.ordered_metrics(measured)
@@ -308,7 +309,7 @@ def _section(outdir: str, names: _Names, file_slug: str, file_label: str,
                          constant_note(plan.constant))
 
 
-def _comparisons(outdir: str, names: _Names, labels: list[str],
+def _comparisons(outdir: str, names: PngNames, labels: list[str],
                  comparisons: list[comparison.Comparison]) -> list[Figure]:
     """A figure per metric: every contender's change against the baseline,
     coloured by scripts/compare.py's verdict of that row."""
@@ -338,7 +339,7 @@ def _comparisons(outdir: str, names: _Names, labels: list[str],
     return figures
 
 
-def _paired_scaling(outdir: str, names: _Names, labels: tuple[str, str],
+def _paired_scaling(outdir: str, names: PngNames, labels: tuple[str, str],
                     sides: tuple[list[series.Instance], list[series.Instance]],
                     context: dict[str, Any]) -> list[Figure]:
     """Per family that sweeps the same argument in both files: the baseline's
@@ -418,7 +419,7 @@ def build_report(benches: list[benchjson.BenchFile], outdir: str,
     benchmark.
     """
     tell = progress or (lambda _: None)
-    names = _Names()
+    names = PngNames()
     labels = file_labels([b.path for b in benches])
     all_instances = []
     for bench in benches:

@@ -123,8 +123,8 @@ def render_page(rep: report_mod.Report) -> str:
            f"<h1>{_e(title)}</h1>", "<nav><ul>"]
     if rep.comparisons:
         out.append('<li><a href="#comparison">comparison</a></li>')
-    if rep.flames:
-        out.append('<li><a href="#profiles">flame graphs</a></li>')
+    if rep.profiles or rep.flames:
+        out.append('<li><a href="#profiles">profiles</a></li>')
     for fs in rep.files:
         for fam in fs.families:
             out.append(f'<li><a href="#{_anchor(fs.label, fam.name)}">'
@@ -141,8 +141,9 @@ def render_page(rep: report_mod.Report) -> str:
             if v.table.rows:
                 out.append(_table(v.table))
         out += [_figure(f) for f in rep.comparisons]
-    if rep.flames:
-        out.append('<h2 id="profiles">Flame graphs</h2>')
+    if rep.profiles or rep.flames:
+        out.append('<h2 id="profiles">Profiles</h2>')
+        out += [_figure(f) for f in rep.profiles]
         for fig in rep.flames:
             # <object>, not <img>: the boxes' tooltips work only there.
             out.append(f'<figure><object type="image/svg+xml" data="{_e(fig.filename)}" '

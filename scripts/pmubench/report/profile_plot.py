@@ -6,46 +6,88 @@ reads the "pmubench_profile" lists of the iteration runs (the first run of
 each name: repetitions of a case share one profile) and writes one PNG per
 case into DIR, the share of samples of each function as a horizontal bar,
 labelled with the function's hottest source line where the run's
-"pmubench_profile_lines" has one.
+"pmubench_profile_lines" has one. reports/plot.py draws the same charts
+into its report's "Profiles" section.
 Exit 2 on bad input (no such file, not JSON, no profile in it).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
+from dataclasses import dataclass
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from pmubench import benchjson  # noqa: E402
+from pmubench.benchjson import BadInput  # noqa: E402
 
-class BadInput(Exception):
-    pass
+
+@dataclass
+class CaseProfile:
+    """The profile of one case, as its first iteration run carries it."""
+    run_name: str
+    event: str
+    samples: int           # all samples of the profiled batch
+    functions: list[dict]  # {"symbol", "samples", "share"}, most samples first
+    lines: list[dict]      # {"symbol", "file", "line", "samples", "share"}
 
 
-def profiles(path: str) -> list[tuple[str, str, list[dict], list[dict]]]:
-    """(run name, event, functions, lines) for each profiled run, first
-    seen."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        raise BadInput(f"{path}: {e}") from None
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _entries(value: Any, keys: tuple[str, ...], path: str, name: str,
+             field_name: str) -> list[dict]:
+    """value as a list of objects holding keys, "samples", "share" and
+    "line" numbers where present; BadInput naming the run otherwise."""
+    ok = isinstance(value, list) and all(
+        isinstance(e, dict) and all(k in e for k in keys)
+        and all(_is_number(e[k]) for k in ("samples", "share", "line") if k in e)
+        for e in value)
+    if not ok:
+        raise BadInput(f"{path}: run {name!r}: {field_name} must be a list of "
+                       f"objects with {', '.join(keys)} (numbers for samples, "
+                       "share, line); write the file again with "
+                       "--pmubench_profile")
+    return value
+
+
+def profiles_of(data: Any, path: str) -> list[CaseProfile]:
+    """Each profiled case of a parsed JSON file, in file order, the first
+    run of each name (repetitions of a case share one profile); [] when no
+    run has a "pmubench_profile"."""
     result, seen = [], set()
-    for run in data.get("benchmarks", []) if isinstance(data, dict) else []:
-        funcs = run.get("pmubench_profile")
-        name = run.get("run_name", run.get("name"))
-        if not isinstance(funcs, list) or name in seen:
+    runs = data.get("benchmarks", []) if isinstance(data, dict) else []
+    for run in runs if isinstance(runs, list) else []:
+        if not isinstance(run, dict) or "pmubench_profile" not in run:
+            continue
+        name = str(run.get("run_name", run.get("name")))
+        if name in seen:
             continue
         seen.add(name)
-        lines = run.get("pmubench_profile_lines")
-        result.append((name, str(run.get("pmubench_profile_event", "")), funcs,
-                       lines if isinstance(lines, list) else []))
+        funcs = _entries(run["pmubench_profile"], ("symbol", "samples", "share"),
+                         path, name, "pmubench_profile")
+        lines = _entries(run.get("pmubench_profile_lines", []),
+                         ("symbol", "file", "line", "samples"), path, name,
+                         "pmubench_profile_lines")
+        samples = run.get("pmubench_profile_samples")
+        if not _is_number(samples):
+            samples = sum(int(f["samples"]) for f in funcs)
+        result.append(CaseProfile(name, str(run.get("pmubench_profile_event", "")),
+                                  int(samples), funcs, lines))
+    return result
+
+
+def profiles(path: str) -> list[CaseProfile]:
+    """profiles_of a file; BadInput when it has none."""
+    result = profiles_of(benchjson.read_json(path), path)
     if not result:
         raise BadInput(f"{path}: no run has a pmubench_profile; run the "
                        "benchmark with --pmubench_profile=EVENT[@PERIOD]")
@@ -71,16 +113,20 @@ def bar_labels(funcs: list[dict], lines: list[dict]) -> list[str]:
     return labels
 
 
-def plot_case(run_name: str, event: str, funcs: list[dict], lines: list[dict],
-              out: str) -> None:
-    labels = bar_labels(funcs, lines)[::-1]
+def plot_case(case: CaseProfile, out: str) -> None:
+    """One PNG at out: the case's functions as bars of their share."""
+    funcs = case.functions
+    labels = bar_labels(funcs, case.lines)[::-1]
     shares = [100.0 * float(f["share"]) for f in funcs][::-1]
-    fig, ax = plt.subplots(figsize=(8, 0.4 * len(funcs) + 1.2))
+    # The bars get 5 inches whatever the labels' length (about 0.07 inch a
+    # character at the default tick font).
+    width = 5 + 0.07 * max((len(label) for label in labels), default=0)
+    fig, ax = plt.subplots(figsize=(width, 0.4 * len(funcs) + 1.2))
     ax.barh(range(len(funcs)), shares)
     ax.set_yticks(range(len(funcs)), labels)
-    ax.set_xlabel(f"% of {event} samples")
+    ax.set_xlabel(f"% of {case.event} samples")
     ax.set_xlim(0, 100)
-    ax.set_title(run_name)
+    ax.set_title(case.run_name)
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)
@@ -97,9 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"profile_plot: error: {e}", file=sys.stderr)
         return 2
     os.makedirs(args.outdir, exist_ok=True)
-    for name, event, funcs, lines in cases:
-        plot_case(name, event, funcs, lines,
-                  os.path.join(args.outdir, file_name(name)))
+    for case in cases:
+        plot_case(case, os.path.join(args.outdir, file_name(case.run_name)))
     return 0
 
 

@@ -9,6 +9,7 @@ from pmubench import benchjson
 from pmubench.report import build, html_page, outdir as outdir_mod
 from pmubench.report.flame_plot import flame_svg
 from pmubench.report.folded import read_folded
+from pmubench.report.profile_plot import CaseProfile, plot_case, profiles_of
 
 
 def write_report(files: list[str], outdir: str,
@@ -18,16 +19,22 @@ def write_report(files: list[str], outdir: str,
 
     progress, when given, is told each step (see build.build_report).
     folded: files of folded stacks (--pmubench_profile_out), each drawn as
-    a flame graph. Every input is read before anything is written."""
+    a flame graph. Runs profiled with --pmubench_profile get a bar chart of
+    their top functions each. Every input is read before anything is
+    written."""
     tell = progress or (lambda _: None)
-    benches = []
+    benches, cases = [], []
     for path in files:
         tell(f"loading {path}")
-        benches.append(benchjson.load(path))
+        data = benchjson.read_json(path)
+        benches.append(benchjson.parse(data, path))
+        cases.append(profiles_of(data, path))
     stacks = [(path, read_folded(path)) for path in folded or []]
     staging = outdir_mod.stage(outdir)
     try:
         rep = build.build_report(benches, staging, progress)
+        rep.profiles = _profile_charts(staging, [fs.label for fs in rep.files],
+                                       cases, tell)
         names = build.file_labels([path for path, _ in stacks])
         for (path, root), label in zip(stacks, names):
             name = f"flame.{build.slug(label)}.svg"
@@ -49,3 +56,23 @@ def write_report(files: list[str], outdir: str,
         outdir_mod.discard(staging)
         raise
     return rep
+
+
+def _profile_charts(staging: str, labels: list[str],
+                    cases: list[list[CaseProfile]],
+                    tell: Callable[[str], None]) -> list[build.Figure]:
+    """One bar chart per profiled case of each file, drawn into staging."""
+    figures, names = [], build.PngNames()
+    for label, file_cases in zip(labels, cases):
+        if file_cases:
+            tell(f"{label}: {len(file_cases)} profile chart(s)")
+        for case in file_cases:
+            name = names.take("profile", label, case.run_name)
+            plot_case(case, os.path.join(staging, name))
+            figures.append(build.Figure(
+                name, f"profile of {case.run_name} ({label})",
+                f"Share of the {case.samples} {case.event} samples of one "
+                "extra batch (not a measured one) in each of the top "
+                "functions, with the function's hottest source line where "
+                "the binary has line tables."))
+    return figures
