@@ -199,53 +199,91 @@ TEST_F(SamplerTest, TinyRingReportsLostSamplesInsteadOfHanging) {
   munmap(region, (kPages + 1) * kPage);
 }
 
-// A loop of a known instruction count, sampled every kPeriod user-space
-// instructions: exactly count / kPeriod samples where the PMU counts
-// instructions exactly and raises an interrupt at every overflow.
-TEST_F(SamplerTest, InstructionSamplesFollowAKnownLoopCount) {
-  PMUBENCH_SKIP_IF_NO_HARDWARE_PMU();
-  constexpr uint64_t kPeriod = 10000;
-  constexpr uint64_t kIterations = 200'000;  // 20.4 M instructions
+// CountedLoop(iterations) sampled every `period` events of `spec`; prints
+// what it saw (the test's log is the record of what a PMU delivers).
+Profile SampleCountedLoop(const char* spec, uint64_t period,
+                          uint64_t iterations, uint64_t expected) {
   SamplerOptions opts;
-  opts.period = kPeriod;
-  absl::StatusOr<Sampler> s = Sampler::Open(Event("instructions:u"), opts);
-  ASSERT_TRUE(s.ok()) << s.status();
-  ASSERT_TRUE(s->Enable().ok());
-  testing::CountedLoop(kIterations);
-  ASSERT_TRUE(s->Disable().ok());
+  opts.period = period;
+  absl::StatusOr<Sampler> s = Sampler::Open(Event(spec), opts);
+  EXPECT_TRUE(s.ok()) << s.status();
+  if (!s.ok()) return Profile{};
+  EXPECT_TRUE(s->Enable().ok());
+  testing::CountedLoop(iterations);
+  EXPECT_TRUE(s->Disable().ok());
   ProfileBuilder builder;
   s->Drain([&](const ParsedRecord& r) { builder.Add(r); });
   Profile p = builder.Finish(s->tally(), 0);
-  const uint64_t expected =
-      testing::kCountedLoopInstructions * kIterations / kPeriod;
-  std::printf("instructions:u@%llu over %llu loop instructions: %llu samples "
+  std::printf("%s@%llu over %llu loop instructions: %llu samples "
               "(expected %llu), %llu throttles, %llu lost\n",
-              static_cast<unsigned long long>(kPeriod),
-              static_cast<unsigned long long>(testing::kCountedLoopInstructions *
-                                              kIterations),
+              spec, static_cast<unsigned long long>(period),
+              static_cast<unsigned long long>(
+                  testing::kCountedLoopInstructions * iterations),
               static_cast<unsigned long long>(p.samples),
               static_cast<unsigned long long>(expected),
               static_cast<unsigned long long>(p.tally.throttles),
               static_cast<unsigned long long>(p.tally.lost_samples));
+  return p;
+}
+
+constexpr uint64_t kLoopPeriod = 10000;
+constexpr uint64_t kLoopIterations = 200'000;  // 20.4 M instructions
+constexpr uint64_t kLoopSamples =
+    testing::kCountedLoopInstructions * kLoopIterations / kLoopPeriod;
+
+// A loop of a known instruction count, sampled every kLoopPeriod user-space
+// instructions: exactly count / kLoopPeriod samples where the PMU counts
+// instructions exactly and raises an interrupt at every overflow.
+TEST_F(SamplerTest, InstructionSamplesFollowAKnownLoopCount) {
+  PMUBENCH_SKIP_IF_NO_HARDWARE_PMU();
+  Profile p = SampleCountedLoop("instructions:u", kLoopPeriod, kLoopIterations,
+                                kLoopSamples);
   ASSERT_FALSE(p.top.empty());
   EXPECT_NE(p.top[0].symbol.find("CountedLoop"), std::string::npos)
       << p.top[0].symbol;
   if (OnQemuVirt()) {
     // Seen in scripts/pmu-vm (QEMU 7.2, -icount shift=0): 6 or 7 samples for
     // 2040 periods, the counts themselves exact (hardware_counter_group_test).
-    // The emulated PMU notices an overflow only when the guest next enters
-    // the kernel: benches/all's BM_AccuracyNops, 70 M instructions, gave 19
-    // samples at instructions:u@10000 and 19 at @1000000, about one per
-    // timer tick, one of them with a kernel IP.
+    // The emulated PMU raises an event counter's overflow only when the
+    // guest next enters the kernel: benches/all's BM_AccuracyNops, 70 M
+    // instructions, gave 19 samples at instructions:u@10000 and 18 at
+    // @1000000, about one per timer tick. Its cycle counter does interrupt
+    // at overflow (CycleSamplesFollowAKnownLoopCountUnderQemu).
     GTEST_SKIP() << "QEMU's emulated PMU delivered " << p.samples
-                 << " overflow samples for " << expected
+                 << " overflow samples for " << kLoopSamples
                  << " periods; exact sampling needs a PMU that interrupts at "
                     "each overflow";
   }
   // Setup and the enable/disable calls add a few instructions: one sample
   // more at most.
-  EXPECT_GE(p.samples, expected);
-  EXPECT_LE(p.samples, expected + 1);
+  EXPECT_GE(p.samples, kLoopSamples);
+  EXPECT_LE(p.samples, kLoopSamples + 1);
+}
+
+// The same loop sampled through QEMU's cycle counter, exact there: QEMU
+// counts cycles off its virtual clock, which -icount shift=0 advances one
+// nanosecond per instruction at 1 GHz, so cycles:u counts user instructions
+// (BM_AccuracyNops: cycles:u=102 = instructions:u per iteration), and that
+// counter's overflow is raised when it happens. This is the exact check of
+// the sampling path (overflow -> PERF_RECORD_SAMPLE -> ring -> profile)
+// where no hardware PMU is at hand.
+TEST_F(SamplerTest, CycleSamplesFollowAKnownLoopCountUnderQemu) {
+  PMUBENCH_SKIP_IF_NO_HARDWARE_PMU();
+  if (!OnQemuVirt()) {
+    GTEST_SKIP() << "cycles are a known count only under QEMU's -icount "
+                    "shift=0 (one cycle per instruction); here they are not";
+  }
+  Profile p = SampleCountedLoop("cycles:u", kLoopPeriod, kLoopIterations,
+                                kLoopSamples);
+  EXPECT_EQ(p.tally.throttles, 0u);
+  EXPECT_EQ(p.tally.lost_samples, 0u);
+  EXPECT_EQ(p.period_sum, p.samples * kLoopPeriod);  // PERF_SAMPLE_PERIOD
+  EXPECT_GE(p.samples, kLoopSamples);
+  EXPECT_LE(p.samples, kLoopSamples + 1);
+  ASSERT_FALSE(p.top.empty());
+  EXPECT_NE(p.top[0].symbol.find("CountedLoop"), std::string::npos)
+      << p.top[0].symbol;
+  EXPECT_GE(p.top[0].samples, kLoopSamples - 1);
 }
 
 TEST_F(SamplerTest, ZeroPeriodIsRefusedWithTheSpelling) {
