@@ -218,11 +218,12 @@ void CounterGroup::ChooseReadMethod(bool use_rdpmc) {
   for (size_t i = 0; i < n; ++i) {
     const perf_event_mmap_page* page = pages_[i].get();
     page_ptrs_[i] = page;
-    // As Snapshot reads it: only the leader's times are needed.
+    // As Snapshot reads it (ReadGroupPages): the leader with its times,
+    // each member's count alone.
+    uint64_t count = 0;
     readable[i] = page != nullptr &&
-                  ReadMmapPage(page, RdpmcInstruction{}, RdtscInstruction{},
-                               /*with_times=*/i == 0)
-                      .has_value();
+                  (i == 0 ? ReadMmapPage(page).has_value()
+                          : ReadPageCount(page, count));
     if (!readable[i] && first_unreadable < 0) {
       first_unreadable = static_cast<int>(i);
     }

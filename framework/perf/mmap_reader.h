@@ -131,24 +131,23 @@ inline uint64_t ElapsedSincePageUpdate(const PageClock& c) {
   return TscToPerfTime(cyc, c.time_shift, c.time_mult, c.time_offset);
 }
 
-// One seqlock-protected read of `pc`. Returns nullopt when the caller must
-// fall back to read(2): the event is not on a counter now (index 0), the
-// kernel forbids user reads (cap_user_rdpmc 0), or `with_times` wants times
-// that the page cannot bring up to date (cap_user_time 0 while enabled !=
-// running: a fresh count with stale times would scale wrongly).
+// One seqlock-protected read of `pc`: its count and its times. Returns
+// nullopt when the caller must fall back to read(2): the event is not on a
+// counter now (index 0), the kernel forbids user reads (cap_user_rdpmc 0),
+// or the page cannot bring its times up to date (cap_user_time 0 while
+// enabled != running: a fresh count with stale times would scale wrongly).
 //
-// With `with_times` and cap_user_time the times are extended to the moment
-// of the read, also when enabled == running, so that two readings delimit
-// the same window for counts and for times: a segment in which the event
-// starts being multiplexed then scales by its own enabled/running. Without
-// `with_times` (group members, whose times the caller ignores) no
-// timestamp is read and the times are the page's.
+// With cap_user_time the times are extended to the moment of the read, also
+// when enabled == running, so that two readings delimit the same window for
+// counts and for times: a segment in which the event starts being
+// multiplexed then scales by its own enabled/running. A group member's count
+// alone, without times, is ReadPageCount's.
 template <typename ReadCounter = RdpmcInstruction,
           typename ReadTimestamp = RdtscInstruction>
 [[gnu::always_inline]] inline std::optional<MmapReading> ReadMmapPage(
     const volatile perf_event_mmap_page* pc,
     ReadCounter read_counter = ReadCounter{},
-    ReadTimestamp read_timestamp = ReadTimestamp{}, bool with_times = true) {
+    ReadTimestamp read_timestamp = ReadTimestamp{}) {
   uint32_t seq;
   MmapReading r;
   uint64_t elapsed = 0;  // ns since the page's times were written
@@ -162,7 +161,7 @@ template <typename ReadCounter = RdpmcInstruction,
     if (seq & 1) continue;
     r.time_enabled = pc->time_enabled;
     r.time_running = pc->time_running;
-    extend_time = with_times && pc->cap_user_time;
+    extend_time = pc->cap_user_time;
     if (extend_time) {
       // Converted inside the loop, as the perf_event_mmap_page comment
       // does: the fields are only consistent under this lock value.
@@ -188,16 +187,18 @@ template <typename ReadCounter = RdpmcInstruction,
   if (extend_time) {
     r.time_enabled += elapsed;
     r.time_running += elapsed;  // on the PMU (index != 0): it ran all along
-  } else if (with_times && r.time_enabled != r.time_running) {
+  } else if (r.time_enabled != r.time_running) {
     return std::nullopt;
   }
   return r;
 }
 
-// A group member's count alone, with the same seqlock loop as ReadMmapPage
-// but no times (a group is scheduled as one, so the leader's times are the
-// group's: perf_event_open(2), "group_fd"). False when the caller must fall
-// back to read(2): no cap_user_rdpmc, or the event is not on a counter now.
+// A group member's count alone, under its page's seqlock as in ReadMmapPage,
+// but with no times and no timestamp read (a group is scheduled as one, so
+// the leader's times are the group's: perf_event_open(2), "group_fd"); kept
+// apart from ReadMmapPage so that each member costs only its loads and its
+// counter read. False when the caller must fall back to read(2): no
+// cap_user_rdpmc, or the event is not on a counter now.
 template <typename ReadCounter = RdpmcInstruction>
 [[gnu::always_inline]] inline bool ReadPageCount(
     const volatile perf_event_mmap_page* pc, uint64_t& count,
@@ -235,7 +236,7 @@ template <typename ReadCounter = RdpmcInstruction,
     ReadCounter read_counter = ReadCounter{},
     ReadTimestamp read_timestamp = ReadTimestamp{}) {
   const std::optional<MmapReading> leader =
-      ReadMmapPage(pages[0], read_counter, read_timestamp, /*with_times=*/true);
+      ReadMmapPage(pages[0], read_counter, read_timestamp);
   if (!leader) return false;
   counts[0] = leader->count;
   time_enabled = leader->time_enabled;

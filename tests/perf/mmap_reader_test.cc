@@ -174,16 +174,21 @@ TEST_F(MmapReaderTest, NeverMultiplexedWithoutCapUserTimeKeepsThePageTimes) {
   EXPECT_EQ(r->time_running, 1000u);
 }
 
-TEST_F(MmapReaderTest, WithoutTimesNeitherReadsTheClockNorFallsBack) {
+// A group member's page: its times do not matter (the leader's are the
+// group's), so stale times neither send it to read(2) nor cost a timestamp.
+TEST_F(MmapReaderTest, AMembersCountNeedsNoTimes) {
   page_.cap_user_time = 0;
   page_.time_enabled = 1000;
   page_.time_running = 800;
   page_.offset = 5;
-  std::optional<MmapReading> r =
-      ReadMmapPage(&page_, FakeCounter{&raw_, &counter_calls_, &index_},
-                   FakeTimestamp{tsc_, &tsc_calls_}, /*with_times=*/false);
-  ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(r->count, 5u);
+  raw_ = 7;
+  ASSERT_FALSE(Read().has_value());  // with times: they cannot be extended
+  index_ = 0;
+  uint64_t count = 0;
+  ASSERT_TRUE(ReadPageCount(&page_, count,
+                            FakeCounter{&raw_, &counter_calls_, &index_}));
+  EXPECT_EQ(count, 12u);
+  EXPECT_EQ(index_, 2u);  // pc->index - 1
   EXPECT_EQ(tsc_calls_, 0);
 }
 
