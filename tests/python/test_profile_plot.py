@@ -31,6 +31,15 @@ def test_one_png_per_profiled_case_first_repetition_only(tmp_path):
     assert (out / "BM_A_4.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_cases_whose_names_slug_alike_get_a_png_each(tmp_path):
+    prof = [{"symbol": "f()", "samples": 1, "share": 1.0}]
+    runs = [{"name": n, "run_name": n, "pmubench_profile": prof}
+            for n in ("BM_A/4", "BM_A_4")]
+    out = tmp_path / "out"
+    assert profile_plot.main([_file(tmp_path, runs), "-o", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["BM_A_4.2.png", "BM_A_4.png"]
+
+
 def test_file_without_profile_is_exit_2(tmp_path, capsys):
     path = _file(tmp_path, [{"name": "BM_B", "run_name": "BM_B"}])
     assert profile_plot.main([path, "-o", str(tmp_path / "o")]) == 2

@@ -411,15 +411,17 @@ def verdict_table(c: comparison.Comparison) -> Table:
 
 
 def build_report(benches: list[benchjson.BenchFile], outdir: str,
-                 progress: Callable[[str], None] | None = None) -> Report:
+                 progress: Callable[[str], None] | None = None,
+                 names: PngNames | None = None) -> Report:
     """Renders every PNG into outdir (which must exist) and describes them.
 
     progress, when given, is told what is being drawn before each section
-    and the comparison plots. Raises BadInput when a file has no successful
-    benchmark.
+    and the comparison plots. names: the report's PNG names, for a caller
+    that draws more PNGs into outdir. Raises BadInput when a file has no
+    successful benchmark.
     """
     tell = progress or (lambda _: None)
-    names = PngNames()
+    names = names or PngNames()
     labels = file_labels([b.path for b in benches])
     all_instances = []
     for bench in benches:

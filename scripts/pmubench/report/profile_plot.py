@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from pmubench import benchjson  # noqa: E402
 from pmubench.benchjson import BadInput  # noqa: E402
+from pmubench.report.build import PngNames  # noqa: E402
 
 
 @dataclass
@@ -94,10 +94,6 @@ def profiles(path: str) -> list[CaseProfile]:
     return result
 
 
-def file_name(run_name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", run_name) + ".png"
-
-
 def bar_labels(funcs: list[dict], lines: list[dict]) -> list[str]:
     """Each function's name cut to 60 characters, then its hottest line
     ("fresh_pages.h:37") where `lines` (most samples first) has one."""
@@ -143,8 +139,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"profile_plot: error: {e}", file=sys.stderr)
         return 2
     os.makedirs(args.outdir, exist_ok=True)
+    names = PngNames()  # distinct cases whose names slug alike get .2, .3
     for case in cases:
-        plot_case(case, os.path.join(args.outdir, file_name(case.run_name)))
+        plot_case(case, os.path.join(args.outdir, names.take(case.run_name)))
     return 0
 
 

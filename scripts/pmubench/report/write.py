@@ -32,9 +32,10 @@ def write_report(files: list[str], outdir: str,
     stacks = [(path, read_folded(path)) for path in folded or []]
     staging = outdir_mod.stage(outdir)
     try:
-        rep = build.build_report(benches, staging, progress)
-        rep.profiles = _profile_charts(staging, [fs.label for fs in rep.files],
-                                       cases, tell)
+        pngs = build.PngNames()  # one set of PNG names for the whole report
+        rep = build.build_report(benches, staging, progress, pngs)
+        rep.profiles = _profile_charts(staging, pngs,
+                                       [fs.label for fs in rep.files], cases, tell)
         names = build.file_labels([path for path, _ in stacks])
         for (path, root), label in zip(stacks, names):
             name = f"flame.{build.slug(label)}.svg"
@@ -58,11 +59,11 @@ def write_report(files: list[str], outdir: str,
     return rep
 
 
-def _profile_charts(staging: str, labels: list[str],
+def _profile_charts(staging: str, names: build.PngNames, labels: list[str],
                     cases: list[list[CaseProfile]],
                     tell: Callable[[str], None]) -> list[build.Figure]:
     """One bar chart per profiled case of each file, drawn into staging."""
-    figures, names = [], build.PngNames()
+    figures = []
     for label, file_cases in zip(labels, cases):
         if file_cases:
             tell(f"{label}: {len(file_cases)} profile chart(s)")
