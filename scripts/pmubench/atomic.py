@@ -6,15 +6,25 @@ import os
 import tempfile
 
 
+def _umask() -> int:
+    """The process's umask (reading it means setting it: set it back)."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: str, text: str) -> None:
     """Writes text to a temp file beside path and renames it over path, so a
-    reader never sees a half-written file. Raises OSError (ENOSPC, EFBIG,
-    EIO from the write, the flush at close or fsync(2)); the temp file is
-    removed then and path is left as it was."""
+    reader never sees a half-written file. The file gets the mode open(2)
+    would give a new one, 0666 & ~umask (mkstemp makes it 0600, which
+    another user of a CI job could not read). Raises OSError (ENOSPC,
+    EFBIG, EIO from the write, the flush at close or fsync(2)); the temp
+    file is removed then and path is left as it was."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".pmubench-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
+            os.fchmod(f.fileno(), 0o666 & ~_umask())
             f.write(text)
             f.flush()
             os.fsync(f.fileno())  # the data is on disk before the name is
