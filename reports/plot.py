@@ -4,7 +4,10 @@
     python3 reports/plot.py RUN.json [MORE.json ...] -o OUTDIR [--folded FILE ...]
 
 With several files the first is the baseline of the comparison plots.
-Exit status: 0 written, 2 bad input or usage (the message names the file).
+Exit status: 0 written, 2 bad input or usage (the message names the file),
+128+N stopped by signal N (SIGTERM, SIGINT): OUTDIR is left as it was (or,
+when the signal came after the swap, holds the whole new report) and the
+staging directory is removed.
 The logic lives in the pmubench package (scripts/pmubench/report/);
 reports/pmubench is a symbolic link to it, so that this front imports it
 without touching sys.path.
@@ -14,13 +17,29 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
 from pmubench import benchjson
+from pmubench.report import outdir as outdir_mod
 from pmubench.report.progress import Progress
 from pmubench.report.write import write_report
 
 EXIT_BAD_INPUT = 2
+
+
+def _stop(signum: int, _frame) -> None:
+    """SIGTERM/SIGINT: removes the staging directory and exits 128+signum.
+    Done here, not by raising an exception to unwind: one raised while a
+    finalizer (__del__) runs is printed and dropped, and the run would go
+    on. The swap's steps hold these signals, so the staging directories
+    remembered are exactly those on disk."""
+    outdir_mod.discard_all()
+    newline = "\n" if sys.stderr.isatty() else ""  # after a progress line
+    sys.stderr.write(f"{newline}plot.py: stopped by {signal.Signals(signum).name}; "
+                     "its staging directory is removed\n")
+    sys.stderr.flush()
+    os._exit(128 + signum)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -42,6 +61,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _stop)
     progress = Progress()
     try:
         try:
