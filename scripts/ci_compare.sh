@@ -7,16 +7,24 @@
 #       [--reps N] [--rounds K] [--min-time SECONDS] [--filter REGEX]
 #       [--counters SPEC,...] [--out DIR] [--jobs N] [--keep]
 #       [--allow-same-commit]
-#       [--cmake-target T [--binary PATH] | --bazel-target //PKG:T |
+#       [--cmake-target T [--binary PATH] [--cmake-arg ARG]... |
+#        --bazel-target //PKG:T |
 #        --build-cmd 'CMD' --run-cmd 'CMD']
 #       [-- COMPARE.PY OPTIONS...]
 #
-# What is built and run (in each revision's own `git worktree` under DIR, so
-# the working tree you run this from is never touched):
-#   --cmake-target T   cmake -S TREE -B TREE/build -DCMAKE_BUILD_TYPE=Release,
-#                      then cmake --build ... --target T, and runs
+# What is built and run (in each revision's own `git worktree` under
+# DIR/worktrees, so the working tree you run this from is never touched):
+#   --cmake-target T   cmake -S TREE -B TREE/build -DCMAKE_BUILD_TYPE=Release
+#                      [ARG...], then cmake --build ... --target T, and runs
 #                      TREE/build/PATH (--binary, default benches/all).
 #                      The default: T benches_all, pmubench's own suite.
+#   --cmake-arg ARG    one more argument for the configure step of both
+#                      sides (repeatable), after the default, so yours wins:
+#                      --cmake-arg -DCMAKE_BUILD_TYPE=RelWithDebInfo,
+#                      --cmake-arg -DCMAKE_PREFIX_PATH=$HOME/.local (where
+#                      find_package looks for pmubench installed there).
+#                      When configure cannot find a package X, the message
+#                      says what to set: -DCMAKE_PREFIX_PATH or -DX_DIR.
 #   --bazel-target //PKG:T
 #                      bazel build -c opt //PKG:T, runs TREE/bazel-bin/PKG/T.
 #   --build-cmd CMD --run-cmd CMD
@@ -41,14 +49,34 @@
 # Defaults: --base is the merge-base of HEAD and $PMUBENCH_BASE_BRANCH
 # (origin/main), --head HEAD, --reps 3, --rounds 2 (times are then not
 # gated: 4 rounds a side or more gate them, on a quiet machine),
-# --min-time 0.05, --filter '.', --jobs 2, --out
-# ${TMPDIR:-/tmp}/pmubench-compare-NAME (NAME: your checkout's directory
-# name; outside the work tree). An --out inside the work tree must be one
-# git ignores.
+# --min-time 0.05, --filter '.', --jobs 2, --out a new directory each run.
 #
-# Exit status: compare.py's (0 no regression beyond its threshold, 1 at
-# least one, 2 bad input); 2 also for bad usage; 3 when a build or a run
-# fails.
+# The output directory DIR (--out) gets base-build.log, head-build.log,
+# base-run.log, head-run.log, base.json, head.json, compare.md and
+# compare.json (reports are whole or absent, mode 0666 & ~umask), and while
+# it runs the worktrees and each round's .base.N.json/.head.N.json (removed
+# on every way out, SIGTERM and SIGINT included; --keep keeps the worktrees,
+# which a later run with the same --out uses again). Without --out: a new
+# private directory (mode 0700), mktemp -d
+# ${TMPDIR:-/tmp}/pmubench-compare-NAME.XXXXXX (NAME: your checkout's
+# directory name), named on stderr at the start. An --out is checked before
+# any work (exit 2): an existing one must be a directory you own that group
+# and others cannot write (chmod go-w DIR), a missing one is made with mode
+# 0700 (its parent must exist), and neither may sit in a directory others
+# can write unless it is sticky (/tmp is); one inside the work tree must be
+# one git ignores; a DIR/worktrees/base or head must be a git worktree of
+# this repository (git is never run in anything else), and the names above
+# must not be directories. Files of those names are replaced, a symbolic
+# link never written through. To share the reports with another user, pass
+# an --out they can read.
+#
+# Exit status: compare.py's, passed through (0 no regression beyond its
+# threshold, 1 at least one, 2 bad input, 4 inconclusive: nothing was
+# gated); 2 also for bad usage (before any work); 3 when a build or a run
+# fails, or when compare.md or compare.json could not be written while
+# compare.py's status is 0 (with 1, 2 or 4 that status stands, and the
+# missing report is named); 128+N when stopped by signal N (SIGTERM 143,
+# SIGINT 130, SIGHUP 129): the running build or run is stopped first.
 set -euo pipefail
 
 usage() {
@@ -62,28 +90,37 @@ script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 python=/usr/bin/python3
 [[ -x $python ]] || python=python3
 
+# need OPTION WHAT "$@": exits 2 unless OPTION has a non-empty value.
+need() {
+  local what=$2
+  shift 2
+  [[ $# -ge 2 && -n $2 ]] || die_usage "$1 needs $what"
+}
+
 base="" head="HEAD" reps=3 rounds=2 min_time=0.05 filter="." counters="" jobs=2
 out="" keep=0 allow_same=0
 cmake_target="" binary="" bazel_target="" build_cmd="" run_cmd=""
-compare_args=()
+cmake_args=() compare_args=()
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --base) base=${2:?--base needs a revision}; shift 2 ;;
-    --head) head=${2:?--head needs a revision}; shift 2 ;;
-    --reps) reps=${2:?--reps needs a number}; shift 2 ;;
-    --rounds) rounds=${2:?--rounds needs a number}; shift 2 ;;
-    --min-time) min_time=${2:?--min-time needs seconds}; shift 2 ;;
-    --filter) filter=${2:?--filter needs a regex}; shift 2 ;;
-    --counters) counters=${2:?--counters needs SPEC,...}; shift 2 ;;
-    --out) out=${2:?--out needs a directory}; shift 2 ;;
-    --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
+    --base) need "$1" "a revision" "$@"; base=$2; shift 2 ;;
+    --head) need "$1" "a revision" "$@"; head=$2; shift 2 ;;
+    --reps) need "$1" "a number" "$@"; reps=$2; shift 2 ;;
+    --rounds) need "$1" "a number" "$@"; rounds=$2; shift 2 ;;
+    --min-time) need "$1" "seconds" "$@"; min_time=$2; shift 2 ;;
+    --filter) need "$1" "a regex" "$@"; filter=$2; shift 2 ;;
+    --counters) need "$1" "SPEC,..." "$@"; counters=$2; shift 2 ;;
+    --out) need "$1" "a directory" "$@"; out=$2; shift 2 ;;
+    --jobs) need "$1" "a number" "$@"; jobs=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --allow-same-commit) allow_same=1; shift ;;
-    --cmake-target) cmake_target=${2:?--cmake-target needs a CMake target}; shift 2 ;;
-    --binary) binary=${2:?--binary needs a path under the build directory}; shift 2 ;;
-    --bazel-target) bazel_target=${2:?--bazel-target needs a label like //benches:all}; shift 2 ;;
-    --build-cmd) build_cmd=${2:?--build-cmd needs a command}; shift 2 ;;
-    --run-cmd) run_cmd=${2:?--run-cmd needs a command}; shift 2 ;;
+    --cmake-target) need "$1" "a CMake target" "$@"; cmake_target=$2; shift 2 ;;
+    --cmake-arg) need "$1" "an argument for cmake's configure step, like -DCMAKE_PREFIX_PATH=DIR" "$@"
+                 cmake_args+=("$2"); shift 2 ;;
+    --binary) need "$1" "a path under the build directory" "$@"; binary=$2; shift 2 ;;
+    --bazel-target) need "$1" "a label like //benches:all" "$@"; bazel_target=$2; shift 2 ;;
+    --build-cmd) need "$1" "a command" "$@"; build_cmd=$2; shift 2 ;;
+    --run-cmd) need "$1" "a command" "$@"; run_cmd=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; compare_args=("$@"); break ;;
     *) die_usage "unknown argument '$1'" ;;
@@ -92,7 +129,12 @@ done
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die_usage "--reps '$reps': give a whole number >= 1 (5 or more recommended)"
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die_usage "--rounds '$rounds': give a whole number >= 1"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs '$jobs': give a whole number >= 1"
+[[ $min_time =~ ^([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?[sx]?$ ]] ||
+  die_usage "--min-time '$min_time': give seconds, like 0.05 (or 0.05s; 100x for iterations)"
 
+if ((${#cmake_args[@]})) && [[ -n $bazel_target || -n $build_cmd || -n $run_cmd ]]; then
+  die_usage "--cmake-arg goes with a CMake build (--cmake-target, the default); --bazel-target and --build-cmd do not run cmake: put such options in your build command"
+fi
 ways=0
 [[ -n $cmake_target || -n $binary ]] && ways=$((ways + 1))
 [[ -n $bazel_target ]] && ways=$((ways + 1))
@@ -124,22 +166,140 @@ if [[ $base_sha == "$head_sha" && $allow_same -eq 0 ]]; then
   die_usage "base ('$base') and head ('$head') are the same commit ${base_sha:0:12}: there is no change to compare. Pass --base with the revision to compare against (a fresh clone's origin/main is its HEAD), or --allow-same-commit for an A/A run"
 fi
 
+# --- The output directory: checked whole before anything is made or run. ---
+# What this script writes there (and replaces: a link is removed, not followed).
+outputs=(base-build.log head-build.log base-run.log head-run.log
+         base.json head.json compare.md compare.json)
+me=$(id -u)
+out_arg=$out
+
+# round_files COMMAND ARGS...: runs COMMAND ARGS followed by the per-round
+# files in $out (.base.N.json, .head.N.json), when there are any.
+round_files() {
+  local f found=()
+  for f in "$out"/.base.[0-9]*.json "$out"/.head.[0-9]*.json; do
+    if [[ -e $f || -L $f ]]; then found+=("$f"); fi
+  done
+  ((${#found[@]} == 0)) || "$@" "${found[@]}"
+}
+
+# Exits 2 unless the existing directory $out is ours and only we can write it.
+check_private() {
+  local owner mode
+  read -r owner mode < <(stat -L -c '%u %a' -- "$out") ||
+    die_usage "--out '$out_arg': cannot stat $out"
+  ((owner == me)) ||
+    die_usage "--out '$out_arg': $out belongs to uid $owner, not to you (uid $me): its owner could plant links there or swap base.json/head.json; pass --out a directory of your own, or no --out for a new private one"
+  (((8#$mode & 8#022) == 0)) ||
+    die_usage "--out '$out_arg': $out is writable by group or others (mode $mode): they could plant links there or swap base.json/head.json; chmod go-w '$out', or pass another --out"
+}
+
+# check_parent DIR WHAT: exits 2 when others could rename what is made in
+# DIR away (DIR world-writable and not sticky, unlike /tmp).
+check_parent() {
+  local mode
+  mode=$(stat -L -c '%a' -- "$1") || die_usage "$2: cannot stat $1"
+  if (((8#$mode & 8#002) && !(8#$mode & 8#1000))); then
+    die_usage "$2: $1 is writable by others and not sticky (mode $mode): anyone could replace a directory made there; pass --out a directory elsewhere"
+  fi
+}
+
+# not_file PATH...: exits 2 when one is a directory where a file goes.
+not_file() {
+  local f
+  for f; do
+    [[ -L $f || ! -d $f ]] ||
+      die_usage "--out '$out_arg': $f is a directory where this script writes a file; remove it, or pass another --out"
+  done
+}
+
+# True when $1 is a linked worktree of this repository (its own top level,
+# and listed by git worktree list). A plain directory would not do: git run
+# there works on whatever repository encloses it, maybe the user's checkout.
+is_our_worktree() {
+  local tree=$1 top listed
+  [[ -d $tree && ! -L $tree ]] || return 1
+  top=$(git -C "$tree" rev-parse --show-toplevel 2>/dev/null) || return 1
+  [[ $top == "$tree" && $tree != "$repo" ]] || return 1
+  listed=$(git -C "$repo" worktree list --porcelain) || return 1
+  grep -Fxq -- "worktree $tree" <<<"$listed"
+}
+
+fresh_out=0 make_out=0
 if [[ -z $out ]]; then
-  out="${TMPDIR:-/tmp}/pmubench-compare-$(basename "$repo")"
+  fresh_out=1
+elif [[ -e $out || -L $out ]]; then
+  [[ -d $out ]] || die_usage "--out '$out_arg' exists and is not a directory; pass a directory (or no --out for a new one)"
+  out=$(cd -- "$out" && pwd -P)
+  check_private
 else
-  mkdir -p "$out"
-  abs_out=$(cd "$out" && pwd)
-  case "$abs_out/" in
+  parent=$(dirname -- "$out")
+  [[ -d $parent ]] ||
+    die_usage "--out '$out_arg': its parent directory $parent does not exist; create it first (only --out itself is made, mode 0700), or pass another --out"
+  out="$(cd -- "$parent" && pwd -P)/$(basename -- "$out")"
+  make_out=1
+fi
+if ((fresh_out)); then
+  tmp=${TMPDIR:-/tmp}
+  [[ -d $tmp ]] || die_usage "\$TMPDIR '$tmp' is not a directory: set TMPDIR to a writable directory, or pass --out DIR"
+  check_parent "$tmp" "\$TMPDIR '$tmp'"
+else
+  check_parent "$(dirname -- "$out")" "--out '$out_arg'"
+  case "$out/" in
     "$repo"/*)
-      git -C "$repo" check-ignore -q "$abs_out" ||
-        die_usage "--out '$out' is inside the work tree and git does not ignore it (its reports and worktrees would show as untracked files); pick a directory outside $repo or add it to .gitignore" ;;
+      git -C "$repo" check-ignore -q "$out/" ||
+        die_usage "--out '$out_arg' is inside the work tree and git does not ignore it (its reports and worktrees would show as untracked files); pick a directory outside $repo or add it to .gitignore" ;;
   esac
 fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 trees="$out/worktrees"
+if ((!fresh_out && !make_out)); then
+  if [[ -L $trees || (-e $trees && ! -d $trees) ]]; then
+    die_usage "--out '$out_arg': $trees is not a directory (a symbolic link?); remove it, or pass another --out"
+  fi
+  for side in base head; do
+    if [[ -e $trees/$side || -L $trees/$side ]] && ! is_our_worktree "$trees/$side"; then
+      die_usage "--out '$out_arg': $trees/$side exists and is not a git worktree of $repo (git run there could act on another checkout, yours included); remove it, or pass another --out"
+    fi
+  done
+  for name in "${outputs[@]}"; do not_file "$out/$name"; done
+  round_files not_file
+fi
+
+# --- Work starts: make the directory, clear what an earlier run left. ---
+if ((fresh_out)); then
+  out=$(mktemp -d "$tmp/pmubench-compare-$(basename "$repo").XXXXXX" 2>/dev/null) ||
+    die_usage "cannot make a directory in $tmp (\$TMPDIR): set TMPDIR to a writable directory, or pass --out DIR"
+  out=$(cd -- "$out" && pwd -P)
+  trees="$out/worktrees"
+elif ((make_out)); then
+  err=$(mkdir -m 0700 -- "$out" 2>&1) || die_usage "--out '$out_arg': $err"
+fi
+echo "ci_compare.sh: logs and reports go to $out" >&2
+for name in "${outputs[@]}"; do rm -f -- "${out:?}/$name"; done
+round_files rm -f --
+
+# The signal handler runs inside whatever redirection is active (a log):
+# it says why it stopped on the script's own stderr, kept here.
+exec {stderr}>&2
+child=0
+# spawn DIR COMMAND ARGS...: runs COMMAND in DIR ("" for here) in the
+# background and waits for it, so that a signal is handled at once (bash
+# runs a trap only after a foreground command ends) and the handler can stop
+# it. The subshell execs the command: $child is the command itself, with the
+# default SIGINT/SIGQUIT (an asynchronous simple command would ignore them).
+spawn() {
+  local rc=0
+  ([[ -z $1 ]] || cd "$1" || exit 125; shift; exec {stderr}>&-; exec "$@") &
+  child=$!
+  wait "$child" || rc=$?
+  child=0
+  return "$rc"
+}
+
 # shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
+  trap '' INT TERM HUP  # a second stop does not cut the cleaning short
+  round_files rm -f --
   if [[ $keep -eq 0 ]]; then
     for side in base head; do
       if [[ -d $trees/$side ]]; then
@@ -150,32 +310,62 @@ cleanup() {
     rmdir "$trees" 2>/dev/null || true
   fi
 }
+
+# shellcheck disable=SC2317  # called by the signal traps
+on_signal() {  # NAME NUMBER
+  trap '' INT TERM HUP
+  if ((child)); then
+    kill -TERM "$child" 2>/dev/null || true
+    wait "$child" 2>/dev/null || true
+    rm -f -- "$out"/.pmubench-*.tmp  # a merge.py/compare.py write cut short
+  fi
+  echo "ci_compare.sh: stopped by SIG$1" >&"$stderr"
+  exit $((128 + $2))
+}
 trap cleanup EXIT
+trap 'on_signal TERM 15' TERM
+trap 'on_signal INT 2' INT
+trap 'on_signal HUP 1' HUP
 
 run_flags=("--benchmark_repetitions=$reps" "--benchmark_min_time=$min_time"
            "--benchmark_filter=$filter" "--benchmark_out_format=json")
 [[ -n $counters ]] && run_flags+=("--counters=$counters")
 
+# What to set when configure did not find a package: cmake names it in
+# 'Could not find a package configuration file provided by "X"' (wrapped
+# over lines at will, so the log is read as one line).
+cmake_hint() {  # LOG
+  local pkg
+  tr -s '\n\t ' '   ' <"$1" |
+    grep -o 'Could not find a package configuration file provided by "[^"]*"' |
+    sed 's/.*provided by "\(.*\)"/\1/' | sort -u |
+    while IFS= read -r pkg; do
+      # shellcheck disable=SC2016  # $HOME is for the reader to expand
+      printf '\n  cmake cannot find package "%s": where it is installed, pass --cmake-arg -DCMAKE_PREFIX_PATH=PREFIX (its install prefix, e.g. $HOME/.local) or --cmake-arg -D%s_DIR=DIR (the directory holding %sConfig.cmake or %s-config.cmake)' \
+        "$pkg" "$pkg" "$pkg" "${pkg,,}"
+    done
+}
+
 build() {  # side sha
-  local side=$1 sha=$2 tree="$trees/$1"
+  local side=$1 sha=$2 tree="$trees/$1" log="$out/$1-build.log"
   echo "== $side: ${sha:0:12} ($(git -C "$repo" log -1 --format=%s "$sha"))" >&2
   if [[ ! -d $tree ]]; then
-    git -C "$repo" worktree add --detach "$tree" "$sha" >/dev/null 2>&1 ||
+    spawn "" git -C "$repo" worktree add --detach "$tree" "$sha" >/dev/null 2>&1 ||
       die_step "git worktree add $tree $sha failed"
-  else
-    git -C "$tree" checkout --detach --quiet "$sha" || die_step "checkout of $sha in $tree failed"
+  else  # checked above: a worktree of this repository
+    spawn "" git -C "$tree" checkout --detach --quiet "$sha" ||
+      die_step "checkout of $sha in $tree failed"
   fi
-  local log="$out/$side-build.log"
   if [[ -n $build_cmd ]]; then
-    (cd "$tree" && bash -c "$build_cmd") >"$log" 2>&1 ||
+    spawn "$tree" bash -c "$build_cmd" >"$log" 2>&1 ||
       die_step "--build-cmd failed for $side; see $log"
   elif [[ -n $bazel_target ]]; then
-    (cd "$tree" && bazel build -c opt "$bazel_target") >"$log" 2>&1 ||
+    spawn "$tree" bazel build -c opt "$bazel_target" >"$log" 2>&1 ||
       die_step "bazel build $bazel_target failed for $side; see $log"
   else
-    cmake -S "$tree" -B "$tree/build" -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1 ||
-      die_step "cmake configure of $side failed; see $log"
-    cmake --build "$tree/build" -j"$jobs" --target "$cmake_target" >>"$log" 2>&1 ||
+    spawn "" cmake -S "$tree" -B "$tree/build" -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}" \
+      >"$log" 2>&1 || die_step "cmake configure of $side failed; see $log$(cmake_hint "$log")"
+    spawn "" cmake --build "$tree/build" -j"$jobs" --target "$cmake_target" >>"$log" 2>&1 ||
       die_step "build of $side (target $cmake_target) failed; see $log"
   fi
 }
@@ -183,21 +373,20 @@ build() {  # side sha
 run() {  # side round
   local side=$1 round=$2
   echo "== run $side, round $round of $rounds" >&2
-  local tree="$trees/$side" file="$out/.$side.$round.json"
+  local tree="$trees/$side" file="$out/.$side.$round.json" log="$out/$side-run.log"
   local flags=("${run_flags[@]}" "--benchmark_out=$file")
   if [[ -n $run_cmd ]]; then
-    (cd "$tree" && bash -c "$run_cmd \"\$@\"" run-cmd "${flags[@]}")
+    spawn "$tree" bash -c "$run_cmd \"\$@\"" run-cmd "${flags[@]}"
   elif [[ -n $bazel_target ]]; then
-    (cd "$tree" && "./$bazel_binary" "${flags[@]}")
+    spawn "$tree" "./$bazel_binary" "${flags[@]}"
   else
-    (cd "$tree" && "build/$binary" "${flags[@]}")
-  fi >>"$out/$side-run.log" 2>&1 || die_step "the $side run failed; see $out/$side-run.log"
+    spawn "$tree" "build/$binary" "${flags[@]}"
+  fi >>"$log" 2>&1 || die_step "the $side run failed; see $log"
   [[ -s $file ]] || die_step "the $side run wrote no $file: does the run command pass its arguments to the benchmark binary?"
 }
 
 build base "$base_sha"
 build head "$head_sha"
-rm -f "$out/base-run.log" "$out/head-run.log"
 for ((round = 1; round <= rounds; round++)); do
   if ((round % 2)); then run base "$round"; run head "$round"
   else run head "$round"; run base "$round"; fi
@@ -205,17 +394,31 @@ done
 for side in base head; do
   parts=()
   for ((round = 1; round <= rounds; round++)); do parts+=("$out/.$side.$round.json"); done
-  "$python" "$script_dir/merge.py" "$out/$side.json" "${parts[@]}" ||
+  spawn "" "$python" "$script_dir/merge.py" "$out/$side.json" "${parts[@]}" ||
     die_step "merging the $side rounds failed"
-  rm -f "${parts[@]}"
 done
+round_files rm -f --
 
 compare="$script_dir/compare.py"
-"$python" "$compare" "$out/base.json" "$out/head.json" --format markdown \
-  --output "$out/compare.md" "${compare_args[@]}" || true
-"$python" "$compare" "$out/base.json" "$out/head.json" --format json \
-  --output "$out/compare.json" "${compare_args[@]}" || true
-status=0
-"$python" "$compare" "$out/base.json" "$out/head.json" "${compare_args[@]}" || status=$?
-echo "reports: $out/compare.md $out/compare.json (exit $status)" >&2
+md_status=0 json_status=0 status=0
+spawn "" "$python" "$compare" "$out/base.json" "$out/head.json" --format markdown \
+  --output "$out/compare.md" "${compare_args[@]}" || md_status=$?
+spawn "" "$python" "$compare" "$out/base.json" "$out/head.json" --format json \
+  --output "$out/compare.json" "${compare_args[@]}" || json_status=$?
+spawn "" "$python" "$compare" "$out/base.json" "$out/head.json" "${compare_args[@]}" || status=$?
+written=() missing=0
+for report in "compare.md $md_status" "compare.json $json_status"; do
+  read -r name rc <<<"$report"
+  if [[ -f $out/$name && ! -L $out/$name ]]; then
+    written+=("$out/$name")
+  else
+    echo "ci_compare.sh: $out/$name was not written (compare.py exited $rc writing it; see its message above)" >&2
+    missing=1
+  fi
+done
+if ((missing)) && [[ $status != [124] ]]; then
+  echo "ci_compare.sh: a report that could not be written fails the run: exit 3 (compare.py's status was $status)" >&2
+  status=3
+fi
+echo "reports: ${written[*]:-none written} (exit $status)" >&2
 exit "$status"

@@ -175,11 +175,13 @@ def test_reports_go_outside_the_work_tree_or_where_git_ignores_them(tmp_path, re
     proc = _recipe(repo_root, repo, *run, "--out", "cmp")
     assert proc.returncode == 2
     assert "inside the work tree and git does not ignore it" in proc.stderr
+    assert not (repo / "cmp").exists()  # refused before it was made
     (repo / ".gitignore").write_text("cmp/\n")
     proc = _recipe(repo_root, repo, *run, "--out", "cmp")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (repo / "cmp" / "compare.json").exists()
-    # Without --out: a directory under $TMPDIR named after the checkout.
+    # Without --out: a new private directory under $TMPDIR named after the
+    # checkout (tests/python/test_ci_compare_safety.py has more).
     env_tmp = tmp_path / "tmpdir"
     env_tmp.mkdir()
     proc = subprocess.run(
@@ -187,7 +189,9 @@ def test_reports_go_outside_the_work_tree_or_where_git_ignores_them(tmp_path, re
         cwd=repo, capture_output=True, text=True, timeout=300,
         env={**os.environ, "TMPDIR": str(env_tmp)})
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert (env_tmp / "pmubench-compare-project" / "compare.json").exists()
+    (out,) = env_tmp.iterdir()
+    assert out.name.startswith("pmubench-compare-project.")
+    assert (out / "compare.json").exists()
 
 
 @pytest.mark.parametrize("args, message", [
