@@ -10,6 +10,8 @@
 #include "framework/runner/batch_meter.h"
 #include "framework/runner/profile_pass.h"
 #include "framework/runner/session.h"
+#include "framework/runner/simulated_meter.h"
+#include "framework/runner/simulation_session.h"
 #include "framework/runner/state.h"
 #include "framework/runner/thread_groups.h"
 
@@ -35,11 +37,31 @@ void Fail(benchmark::State& gb_state, const std::string& message) {
 
 }  // namespace
 
+void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
+                                   const Case& pmu_case,
+                                   const SimulationSession& sim) {
+  const std::string& name = pmu_case.request.name;
+  if (sim.set.events.empty()) {  // --counters=none
+    State state(gb_state, nullptr);
+    pmu_case.body(state);
+    state.FinishAfterBody(name);
+    return;
+  }
+  SimulatedMeter meter(sim, gb_state.max_iterations);
+  State state(gb_state, meter);
+  pmu_case.body(state);
+  state.FinishAfterBody(name);
+  meter.Report(gb_state, state.batch_iterations_ / state.sim_steps_);
+}
+
 void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
   const std::string& name = pmu_case.request.name;
   absl::StatusOr<const EventSet*> set = PlannedSetFor(pmu_case.index);
   if (!set.ok()) {
     return Fail(gb_state, absl::StrCat("pmubench: ", set.status().message()));
+  }
+  if (const SimulationSession* sim = ActiveSimulation(); sim != nullptr) {
+    return RunSimulatedBatch(gb_state, pmu_case, *sim);
   }
   // Samples only while --pmubench_profile's pass re-runs the case, and
   // only the body: the thread's counter group is open by then.

@@ -13,9 +13,17 @@
 
 namespace pmubench::internal {
 
+struct SimulationSession;
+
 class CaseRunner {
  public:
   static void RunBatch(benchmark::State& gb_state, const Case& pmu_case);
+
+ private:
+  // Under callgrind (simulated_meter.h).
+  static void RunSimulatedBatch(benchmark::State& gb_state,
+                                const Case& pmu_case,
+                                const SimulationSession& sim);
 };
 
 }  // namespace pmubench::internal

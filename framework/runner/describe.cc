@@ -148,13 +148,52 @@ std::string ReadFallbackNotice(const RunFacts& facts) {
   return "";
 }
 
+namespace {
+
+std::vector<std::pair<std::string, std::string>> SimulationPairs(
+    const SimulationFacts& sim) {
+  return {
+      {"pmubench_version", kVersion},
+      {"pmubench_backend", "callgrind"},
+      {"pmubench_valgrind", sim.valgrind},
+      {"pmubench_cache_geometry", sim.geometry},
+      {"pmubench_events", Join(sim.fields, ",")},
+      {"pmubench_simulated_iterations", absl::StrCat(sim.iterations)},
+  };
+}
+
+std::string SimulationHeader(const SimulationFacts& sim) {
+  return absl::StrCat(
+      "pmubench ", kVersion, ": counts per iteration SIMULATED by callgrind (",
+      sim.valgrind, "; ",
+      sim.geometry == "none" ? "no cache simulation"
+                             : absl::StrCat("caches ", sim.geometry),
+      "), not hardware counts: ",
+      sim.fields.empty() ? std::string("none") : Join(sim.fields, ","), "\n",
+      "pmubench: a batch is one loop of a warm-up, then ", sim.iterations,
+      " and ", 2 * sim.iterations,
+      " steps, dumped apart; a count is their difference over ",
+      sim.iterations, " (fixed costs cancel); times are valgrind's\n");
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> ContextPairs(
     const RunFacts& facts) {
   std::vector<std::string> files;
   for (const auto& [family, file] : facts.case_files) {
     files.push_back(absl::StrCat(family, "=", file));
   }
-  std::vector<std::pair<std::string, std::string>> pairs = {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (facts.simulation.has_value()) {
+    pairs = SimulationPairs(*facts.simulation);
+    pairs.emplace_back("pmubench_case_files", Join(files, ";"));
+    if (!facts.notices.empty()) {
+      pairs.emplace_back("pmubench_notice", absl::StrJoin(facts.notices, " "));
+    }
+    return pairs;
+  }
+  pairs = {
       {"pmubench_version", kVersion},
       {"pmubench_pmus", Join(facts.pmus, ",")},
       {"pmubench_events", FormatEvents(facts)},
@@ -162,6 +201,7 @@ std::vector<std::pair<std::string, std::string>> ContextPairs(
       {"pmubench_exclude_kernel", facts.exclude_kernel ? "true" : "false"},
       {"pmubench_read_overhead", FormatOverhead(facts)},
       {"pmubench_case_files", Join(files, ";")},
+      {"pmubench_backend", "perf_event"},
   };
   if (!facts.notices.empty()) {
     pairs.emplace_back("pmubench_notice", absl::StrJoin(facts.notices, " "));
@@ -171,7 +211,9 @@ std::vector<std::pair<std::string, std::string>> ContextPairs(
 
 std::string ConsoleHeader(const RunFacts& facts) {
   std::string out;
-  if (facts.sets.empty()) {
+  if (facts.simulation.has_value()) {
+    out = SimulationHeader(*facts.simulation);
+  } else if (facts.sets.empty()) {
     // Off by --counters=none, because no PMU case will run, or because no
     // event could be opened (the notices say why).
     absl::StrAppend(&out, "pmubench ", kVersion, ": counting off",
@@ -204,6 +246,7 @@ std::vector<std::string> CounterNames(const RunFacts& facts) {
       names.push_back(name);
     }
   };
+  if (facts.simulation.has_value()) return facts.simulation->fields;
   for (const SetFacts& set : facts.sets) {
     for (const EventFacts& e : set.events) add(e.spec);
     for (const std::string& d : set.derived) add(d);

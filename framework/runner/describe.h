@@ -7,6 +7,7 @@
 #define PMUBENCH_FRAMEWORK_RUNNER_DESCRIBE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,14 @@ struct SetFacts {
   std::string SpecList() const;       // "a,b,c"
 };
 
+// A run counted by callgrind (simulation_session.h) instead of a PMU.
+struct SimulationFacts {
+  std::string valgrind;             // "valgrind-3.19.0"
+  std::string geometry;             // "I1=32768,8,64 D1=... LL=..." or "none"
+  std::vector<std::string> fields;  // "callgrind/instructions/", ratios last
+  int64_t iterations = 0;           // n: segments of w, n and 2n steps
+};
+
 struct RunFacts {
   std::vector<std::string> pmus;  // PMU names under sysfs
   std::vector<SetFacts> sets;     // every set that will run, in plan order
@@ -49,6 +58,8 @@ struct RunFacts {
   // family -> source file base name, for pmubench_case_files.
   std::vector<std::pair<std::string, std::string>> case_files;
   std::vector<std::string> notices;  // one line each
+  // Set when callgrind counts; `sets` is empty then.
+  std::optional<SimulationFacts> simulation;
 };
 
 // The facts of one opened set (its probe succeeded).
@@ -66,8 +77,12 @@ std::string ReadFallbackNotice(const RunFacts& facts);
 
 // The pmubench_* context pairs, in a fixed order: pmubench_version,
 // pmubench_pmus, pmubench_events, pmubench_pinned, pmubench_exclude_kernel,
-// pmubench_read_overhead, pmubench_case_files and, with notices,
-// pmubench_notice (one line: Google Benchmark prints values as they are).
+// pmubench_read_overhead, pmubench_case_files, pmubench_backend
+// ("perf_event") and, with notices, pmubench_notice (one line: Google
+// Benchmark prints values as they are). Under callgrind: pmubench_version,
+// pmubench_backend ("callgrind"), pmubench_valgrind,
+// pmubench_cache_geometry, pmubench_events, pmubench_simulated_iterations,
+// pmubench_case_files and pmubench_notice.
 std::vector<std::pair<std::string, std::string>> ContextPairs(
     const RunFacts& facts);
 

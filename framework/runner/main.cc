@@ -13,8 +13,10 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -27,6 +29,7 @@
 #include "framework/runner/atomic_file.h"
 #include "framework/runner/benchmark_flags.h"
 #include "framework/runner/build_info.h"
+#include "framework/runner/callgrind.h"
 #include "framework/runner/captured_reporter.h"
 #include "framework/runner/command_line.h"
 #include "framework/runner/console_reporter.h"
@@ -36,6 +39,7 @@
 #include "framework/runner/profile_pass.h"
 #include "framework/runner/run_main.h"
 #include "framework/runner/session.h"
+#include "framework/runner/simulation_options.h"
 
 ABSL_FLAG(std::string, counters, "",
           "Events to count in every PMU_BENCHMARK case, comma separated and "
@@ -64,13 +68,77 @@ ABSL_FLAG(std::string, pmubench_profile_out, "",
           "(\"case;outer;...;inner count\" lines, as flame graph tools read "
           "them) to this file.");
 
+ABSL_FLAG(std::string, pmubench_simulate, "",
+          "instructions|cache (a bare --pmubench_simulate: instructions): "
+          "count with Valgrind's callgrind instead of the PMU, on any "
+          "machine: exact, deterministic instruction counts; 'cache' adds "
+          "simulated L1/last-level caches and branch prediction. The binary "
+          "runs itself again under valgrind --tool=callgrind (a binary "
+          "already under callgrind uses it). Each batch runs a fixed number "
+          "of iterations; times are valgrind's, not native.");
+ABSL_FLAG(int64_t, pmubench_simulate_iterations, 0,
+          "With --pmubench_simulate: n, the loop steps of the smaller "
+          "measured segment (a batch runs a warm-up of n, 1, n and 2n "
+          "steps); 0: 10, or 100 with cache simulation.");
+ABSL_FLAG(std::string, pmubench_simulate_i1, pmubench::internal::kDefaultI1,
+          "With --pmubench_simulate=cache: the simulated L1 instruction "
+          "cache, SIZE,ASSOCIATIVITY,LINE_SIZE in bytes (valgrind's --I1).");
+ABSL_FLAG(std::string, pmubench_simulate_d1, pmubench::internal::kDefaultD1,
+          "With --pmubench_simulate=cache: the simulated L1 data cache "
+          "(valgrind's --D1).");
+ABSL_FLAG(std::string, pmubench_simulate_ll, pmubench::internal::kDefaultLL,
+          "With --pmubench_simulate=cache: the simulated last-level cache "
+          "(valgrind's --LL).");
+
 namespace {
 
 const std::vector<std::string>& OwnFlags() {
   static const auto* flags = new std::vector<std::string>{
       "counters", "pmubench_no_rdpmc", "pmubench_list_events",
-      "pmubench_profile", "pmubench_profile_callchain", "pmubench_profile_out"};
+      "pmubench_profile", "pmubench_profile_callchain", "pmubench_profile_out",
+      "pmubench_simulate", "pmubench_simulate_iterations",
+      "pmubench_simulate_i1", "pmubench_simulate_d1", "pmubench_simulate_ll"};
   return *flags;
+}
+
+// The --pmubench_simulate* flags, checked; nullopt without the flag (a
+// size or geometry without it is an error: it would do nothing).
+absl::StatusOr<std::optional<pmubench::internal::SimulationOptions>>
+SimulationFlags() {
+  namespace pi = pmubench::internal;
+  const std::string mode = absl::GetFlag(FLAGS_pmubench_simulate);
+  pi::SimulationOptions options;
+  options.iterations = absl::GetFlag(FLAGS_pmubench_simulate_iterations);
+  options.i1 = absl::GetFlag(FLAGS_pmubench_simulate_i1);
+  options.d1 = absl::GetFlag(FLAGS_pmubench_simulate_d1);
+  options.ll = absl::GetFlag(FLAGS_pmubench_simulate_ll);
+  const bool tuned = options.iterations != 0 ||
+                     options.i1 != pi::kDefaultI1 ||
+                     options.d1 != pi::kDefaultD1 || options.ll != pi::kDefaultLL;
+  if (mode.empty()) {
+    if (!tuned) return std::nullopt;
+    return absl::InvalidArgumentError(
+        "--pmubench_simulate_iterations and --pmubench_simulate_i1/d1/ll "
+        "take effect with --pmubench_simulate (instructions or cache)");
+  }
+  absl::StatusOr<pi::SimulationMode> parsed = pi::ParseSimulationMode(mode);
+  if (!parsed.ok()) return parsed.status();
+  options.mode = *parsed;
+  if (options.iterations < 0 || options.iterations > 1000000000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--pmubench_simulate_iterations=", options.iterations,
+        ": give a whole number from 1 to 1000000000 (0: the default, ",
+        pi::kDefaultSimulatedIterations, ", or ",
+        pi::kDefaultCacheSimulatedIterations, " with cache simulation)"));
+  }
+  for (const auto& [flag, value] :
+       {std::pair<const char*, const std::string&>{"pmubench_simulate_i1",
+                                                   options.i1},
+        {"pmubench_simulate_d1", options.d1},
+        {"pmubench_simulate_ll", options.ll}}) {
+    if (absl::Status s = pi::CheckCacheGeometry(flag, value); !s.ok()) return s;
+  }
+  return options;
 }
 
 int BadInput(std::string_view program, absl::string_view message) {
@@ -212,7 +280,14 @@ int pmubench::RunMain(int argc, char** argv) {
   const benchmark::ConsoleReporter::OutputOptions console_options =
       ConsoleOptions(argc, argv);
 
+  const bool under_callgrind = pmubench::internal::Callgrind::Running();
   std::vector<char*> args(argv, argv + argc);
+  static char kSimulateInstructions[] = "--pmubench_simulate=instructions";
+  for (char*& arg : args) {
+    if (std::string_view(arg) == "--pmubench_simulate") {
+      arg = kSimulateInstructions;
+    }
+  }
   // Filled by the profiling pass; empty (JSON unchanged) without it.
   pmubench::ProfileStore profiles;
   pmubench::OutputFile output_file;
@@ -224,6 +299,13 @@ int pmubench::RunMain(int argc, char** argv) {
   if (absl::Status s = output_file.Prepare(&args); !s.ok()) {
     return BadInput(program, s.message());
   }
+  // Under callgrind a batch has a fixed size (simulated_meter.h): one
+  // batch per repetition is enough.
+  static char kOneBatch[] = "--benchmark_min_time=0";
+  if (under_callgrind &&
+      !pmubench::FlagOrEnv(argc, argv, "benchmark_min_time").has_value()) {
+    args.push_back(kOneBatch);
+  }
   int args_count = static_cast<int>(args.size());
   args.push_back(nullptr);
   benchmark::Initialize(&args_count, args.data());
@@ -233,8 +315,26 @@ int pmubench::RunMain(int argc, char** argv) {
     return BadInput(program, s.message());
   }
   if (absl::GetFlag(FLAGS_pmubench_list_events)) return ListEvents(program);
+  absl::StatusOr<std::optional<pmubench::internal::SimulationOptions>>
+      simulate = SimulationFlags();
+  if (!simulate.ok()) return BadInput(program, simulate.status().message());
+  if (simulate->has_value() || under_callgrind) {
+    if (!absl::GetFlag(FLAGS_pmubench_profile).empty()) {
+      return BadInput(program,
+                      "--pmubench_profile samples the PMU or the kernel's "
+                      "clocks and cannot run under callgrind; drop it or "
+                      "--pmubench_simulate");
+    }
+  }
+  if (simulate->has_value() && !under_callgrind) {
+    absl::StatusOr<int> status = pmubench::internal::RunUnderCallgrind(
+        **simulate, std::vector<std::string>(argv + 1, argv + argc));
+    if (!status.ok()) return BadInput(program, status.status().message());
+    return *status;
+  }
 
   pmubench::RunOptions options;
+  options.simulate = *simulate;
   options.counters = absl::GetFlag(FLAGS_counters);
   options.use_rdpmc = !absl::GetFlag(FLAGS_pmubench_no_rdpmc);
   absl::StatusOr<pmubench::SessionInfo> session = pmubench::Prepare(options);

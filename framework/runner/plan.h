@@ -36,6 +36,7 @@
 #include "framework/perf/counter_group.h"
 #include "framework/perf/pmu.h"
 #include "framework/runner/event_set.h"
+#include "framework/runner/simulation_options.h"
 
 namespace pmubench {
 
@@ -49,6 +50,10 @@ struct RunOptions {
   // Benchmark's current --benchmark_filter. Sets of cases that cannot match
   // are neither checked nor opened.
   std::optional<std::string> filter = std::nullopt;
+  // --pmubench_simulate's options; under callgrind the run is counted by it
+  // (simulation_session.h) with these, or with the defaults when the user
+  // started callgrind without the flag.
+  std::optional<internal::SimulationOptions> simulate = std::nullopt;
 };
 
 namespace internal {

@@ -11,8 +11,10 @@
 #include "absl/strings/str_join.h"
 #include "benchmark/benchmark.h"
 #include "framework/perf/pmu.h"
+#include "framework/runner/callgrind.h"
 #include "framework/runner/case_registry.h"
 #include "framework/runner/probe.h"
+#include "framework/runner/simulation_session.h"
 
 namespace pmubench {
 namespace {
@@ -87,8 +89,55 @@ internal::RunFacts Describe(const Plan& plan,
   return facts;
 }
 
+// Under callgrind: every case counts the simulated events (or nothing,
+// with --counters=none); no PMU is planned or opened.
+absl::StatusOr<SessionInfo> PrepareSimulation(SessionState& session,
+                                              const RunOptions& options) {
+  absl::StatusOr<const internal::SimulationSession*> sim =
+      internal::StartSimulation(options.counters, options.simulate);
+  if (!sim.ok()) return sim.status();
+  const std::vector<internal::CaseRequest> cases =
+      internal::RegisteredRequests();
+  session.case_sets.assign(cases.size(), nullptr);
+  session.prepared = true;
+
+  SessionInfo info;
+  internal::SimulationFacts facts{(*sim)->valgrind, (*sim)->geometry, {},
+                                  (*sim)->iterations};
+  for (const internal::SimulatedEvent& e : (*sim)->set.events) {
+    facts.fields.push_back(e.field());
+  }
+  for (const internal::SimulatedRatio& r : (*sim)->set.ratios) {
+    facts.fields.push_back(r.field());
+  }
+  info.facts.simulation = std::move(facts);
+  info.facts.case_files = internal::CaseFiles(cases);
+  for (const internal::CaseRequest& c : cases) {
+    if (!c.counters.empty() && options.counters.empty()) {
+      info.facts.notices.push_back(
+          "pmubench: under callgrind every case counts the simulated events; "
+          "the cases' own event lists (PMU_BENCHMARK_WITH_COUNTERS) are not "
+          "used");
+      break;
+    }
+  }
+  info.notice = absl::StrJoin(info.facts.notices, "\n");
+  info.context = internal::ContextPairs(info.facts);
+  info.counter_names = internal::CounterNames(info.facts);
+  return info;
+}
+
 absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
                                           RunOptions options) {
+  if (internal::Callgrind::Running()) {
+    return PrepareSimulation(session, options);
+  }
+  if (options.simulate.has_value()) {
+    return absl::FailedPreconditionError(
+        "--pmubench_simulate: this process does not run under callgrind "
+        "(pmubench_main starts valgrind itself; a main of your own must "
+        "call pmubench::RunMain)");
+  }
   absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
   if (!pmus.ok()) {
     return absl::Status(pmus.status().code(),

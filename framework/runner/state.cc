@@ -1,6 +1,24 @@
 #include "framework/runner/state.h"
 
+#include <cstring>
+
+#include "framework/runner/simulated_meter.h"
+
 namespace pmubench {
+
+State::State(benchmark::State& gb_state, internal::SimulatedMeter& sim) noexcept
+    : max_iterations(sim.total_steps()),
+      counters(gb_state.counters),
+      gb_(&gb_state),
+      meter_(nullptr),
+      sim_(&sim),
+      first_count_(sim.segment_steps(0)),
+      sim_steps_(sim.total_steps()),
+      segments_left_(4),
+      segment_steps_{0, sim.segment_steps(3), sim.segment_steps(2),
+                     sim.segment_steps(1)} {
+  std::strncpy(dump_label_, sim.label().c_str(), sizeof(dump_label_) - 1);
+}
 
 bool State::StartBatch(internal::LoopForm form) {
   if (phase_ != Phase::kNotStarted) return false;
@@ -15,6 +33,8 @@ bool State::StartBatch(internal::LoopForm form) {
   if (meter_ != nullptr) {
     meter_->set_form(form);
     meter_->Start();
+  } else if (sim_ != nullptr) {
+    sim_->Start();
   }
   return true;
 }
@@ -23,6 +43,7 @@ void State::FinishBatch() {
   if (phase_ != Phase::kRunning) return;
   phase_ = Phase::kFinished;
   keep_running_left_ = 0;
+  if (sim_ != nullptr && !paused_) sim_->Stop();
   const bool counting = meter_ != nullptr && !paused_;
   if (counting) meter_->Stop();
   // The batch was claimed whole, so this returns false and stops the timer.
@@ -48,6 +69,7 @@ void State::FinishAfterBody(const std::string& case_name) {
 }
 
 void State::PauseTiming() {
+  if (sim_ != nullptr) return SimulatedPause();
   const bool counting =
       meter_ != nullptr && phase_ == Phase::kRunning && !paused_;
   gb_->PauseTiming();
@@ -63,11 +85,28 @@ void State::PauseTiming() {
 }
 
 void State::ResumeTiming() {
+  if (sim_ != nullptr) return SimulatedResume();
   if (meter_ != nullptr && phase_ == Phase::kRunning && paused_) {
     meter_->Start();
   }
   gb_->ResumeTiming();
   paused_ = false;
+}
+
+void State::SimulatedPause() {
+  const bool counting = phase_ == Phase::kRunning && !paused_;
+  if (counting) sim_->Stop();
+  if (gb_ != nullptr) gb_->PauseTiming();
+  paused_ = true;
+  // A pair belongs to the segment it paused in (simulated_meter.h).
+  if (counting) sim_->CountPause(4 - segments_left_);
+}
+
+void State::SimulatedResume() {
+  if (gb_ != nullptr) gb_->ResumeTiming();
+  const bool counting = phase_ == Phase::kRunning && paused_;
+  paused_ = false;
+  if (counting) sim_->Start();
 }
 
 void State::SamplePausePairs() {

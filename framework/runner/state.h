@@ -32,10 +32,12 @@
 #include <string>
 
 #include "framework/runner/batch_meter.h"
+#include "framework/runner/callgrind_request.h"
 
 namespace pmubench {
 namespace internal {
 class CaseRunner;
+class SimulatedMeter;
 class StateCalibration;
 }  // namespace internal
 
@@ -111,6 +113,7 @@ class State {
 
  private:
   friend class internal::CaseRunner;
+  friend class internal::SimulatedMeter;
   friend class internal::StateCalibration;
 
   enum class Phase { kNotStarted, kRunning, kFinished };
@@ -125,6 +128,41 @@ class State {
         counters(calibration_counters),
         gb_(nullptr),
         meter_(meter) {}
+
+  // Counting by callgrind (simulated_meter.h): the loop runs the meter's
+  // fixed number of steps (range-for or KeepRunning iterations,
+  // KeepRunningBatch calls) in segments, with a callgrind dump at each
+  // boundary, whatever Google Benchmark asked for.
+  State(benchmark::State& gb_state, internal::SimulatedMeter& sim) noexcept;
+  // A State inside its loop, paused, with no Google Benchmark state under
+  // it, for the ResumeTiming..PauseTiming pairs that calibrate what a pair
+  // adds under callgrind (SimulatedMeter::CalibratePausePair).
+  State(internal::SimulatedMeter& sim,
+        benchmark::UserCounters& calibration_counters) noexcept
+      : max_iterations(1),
+        counters(calibration_counters),
+        gb_(nullptr),
+        meter_(nullptr),
+        sim_(&sim),
+        phase_(Phase::kRunning),
+        paused_(true) {}
+
+  // A loop's countdown reached 0. Under callgrind, while segments remain:
+  // dump callgrind's costs (labelled for this State) and return the next
+  // segment's steps. Otherwise 0: the loop ends. Inline and call-free (see
+  // callgrind_request.h): the loop around it compiles as without it, and
+  // every boundary runs the same instructions, so the segments' fixed costs
+  // are equal.
+  BENCHMARK_ALWAYS_INLINE benchmark::IterationCount SegmentBoundary() {
+    if (BENCHMARK_BUILTIN_EXPECT(segments_left_ == 0, true)) return 0;
+    internal::CallgrindDumpStatsAt(dump_label_);
+    return segment_steps_[--segments_left_];
+  }
+  // Under callgrind: collection off first, then the timer (resume: the
+  // timer, then collection), so the counted part of a pause pair holds no
+  // timer code and is calibrated exactly.
+  void SimulatedPause();
+  void SimulatedResume();
 
   // Steps 1-2, for a loop of `form`. False when Google Benchmark refuses to
   // run (an error was set before the loop); the loop then runs zero times.
@@ -144,6 +182,8 @@ class State {
   // Null only in a calibration State.
   benchmark::State* const gb_;
   internal::BatchMeter* const meter_;
+  // Non-null when callgrind counts (meter_ is null then).
+  internal::SimulatedMeter* const sim_ = nullptr;
   Phase phase_ = Phase::kNotStarted;
   bool paused_ = false;
   bool sampling_pause_pairs_ = false;
@@ -151,6 +191,15 @@ class State {
   // What StartBatch claims from Google Benchmark: max_iterations, or a
   // multiple of KeepRunningBatch's n.
   benchmark::IterationCount batch_iterations_ = max_iterations;
+  // The loop steps up to the first boundary: max_iterations natively.
+  benchmark::IterationCount first_count_ = max_iterations;
+  // Under callgrind: the loop's steps in all (else 0), the boundaries still
+  // to come and the steps after each, last first, and the label of this
+  // State's dumps.
+  benchmark::IterationCount sim_steps_ = 0;
+  int segments_left_ = 0;
+  benchmark::IterationCount segment_steps_[4] = {};
+  char dump_label_[40] = {};
 };
 
 struct State::StateIterator {
@@ -163,12 +212,14 @@ struct State::StateIterator {
 
   BENCHMARK_ALWAYS_INLINE StateIterator() : cached_(0), parent_(nullptr) {}
   BENCHMARK_ALWAYS_INLINE explicit StateIterator(State* state)
-      : cached_(state->error_occurred() ? 0 : state->max_iterations),
+      : cached_(state->error_occurred() ? 0 : state->first_count_),
         parent_(state) {}
 
   BENCHMARK_ALWAYS_INLINE Value operator*() const { return Value(); }
   BENCHMARK_ALWAYS_INLINE StateIterator& operator++() {
-    --cached_;
+    if (BENCHMARK_BUILTIN_EXPECT(--cached_ == 0, false)) {
+      cached_ = parent_->SegmentBoundary();
+    }
     return *this;
   }
   // The only per-iteration work: a decrement and this compare, as in
@@ -203,7 +254,11 @@ inline BENCHMARK_ALWAYS_INLINE bool State::KeepRunning() {
   }
   if (phase_ == Phase::kNotStarted &&
       StartBatch(internal::LoopForm::kKeepRunning)) {
-    keep_running_left_ = max_iterations - 1;
+    keep_running_left_ = first_count_ - 1;
+    return true;
+  }
+  if (const benchmark::IterationCount next = SegmentBoundary(); next != 0) {
+    keep_running_left_ = next - 1;
     return true;
   }
   FinishBatch();
@@ -217,12 +272,18 @@ inline BENCHMARK_ALWAYS_INLINE bool State::KeepRunningBatch(
     return true;
   }
   if (phase_ == Phase::kNotStarted && n > 0) {
-    const benchmark::IterationCount batches = (max_iterations + n - 1) / n;
+    // Under callgrind a step is one call of n iterations.
+    const benchmark::IterationCount batches =
+        sim_steps_ != 0 ? sim_steps_ : (max_iterations + n - 1) / n;
     batch_iterations_ = batches * n;
     if (StartBatch(internal::LoopForm::kKeepRunningBatch)) {
-      keep_running_left_ = batches - 1;
+      keep_running_left_ = (sim_steps_ != 0 ? first_count_ : batches) - 1;
       return true;
     }
+  }
+  if (const benchmark::IterationCount next = SegmentBoundary(); next != 0) {
+    keep_running_left_ = next - 1;
+    return true;
   }
   FinishBatch();
   return false;

@@ -525,7 +525,8 @@ TEST_F(SessionTest, ContextHoldsTheDesignKeys) {
   EXPECT_THAT(keys, ::testing::ElementsAre(
                         "pmubench_version", "pmubench_pmus", "pmubench_events",
                         "pmubench_pinned", "pmubench_exclude_kernel",
-                        "pmubench_read_overhead", "pmubench_case_files"));
+                        "pmubench_read_overhead", "pmubench_case_files",
+                        "pmubench_backend"));
   for (const auto& [key, value] : info.context) {
     if (key == "pmubench_events") {
       EXPECT_THAT(value, HasSubstr("page-faults (pmu=software type=1 "

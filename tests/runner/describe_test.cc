@@ -61,7 +61,8 @@ TEST(ContextPairsTest, KeysInOrderAndValuesFromFacts) {
                                 "pmubench_events", "pmubench_pinned",
                                 "pmubench_exclude_kernel",
                                 "pmubench_read_overhead",
-                                "pmubench_case_files", "pmubench_notice"));
+                                "pmubench_case_files", "pmubench_backend",
+                                "pmubench_notice"));
   EXPECT_EQ(pairs[1].second, "cpu,software");
   EXPECT_EQ(pairs[2].second,
             "cycles (pmu=cpu type=0 config=0x0 read=rdpmc kernel=no); "
@@ -71,7 +72,8 @@ TEST(ContextPairsTest, KeysInOrderAndValuesFromFacts) {
       << "each event once";
   EXPECT_EQ(pairs[5].second, "cycles=30 instructions=12; page-faults=0 cycles=31");
   EXPECT_EQ(pairs[6].second, "BM_A=a;Base=b");
-  EXPECT_EQ(pairs[7].second, "pmubench: one pmubench: two") << "one line";
+  EXPECT_EQ(pairs[7].second, "perf_event");
+  EXPECT_EQ(pairs[8].second, "pmubench: one pmubench: two") << "one line";
 }
 
 TEST(ContextPairsTest, NothingCountedSaysNone) {
@@ -79,7 +81,7 @@ TEST(ContextPairsTest, NothingCountedSaysNone) {
   EXPECT_EQ(pairs[2].second, "none");
   EXPECT_EQ(pairs[5].second, "none");
   EXPECT_EQ(pairs[6].second, "none");
-  EXPECT_EQ(pairs.size(), 7u) << "no notice key without notices";
+  EXPECT_EQ(pairs.size(), 8u) << "no notice key without notices";
 }
 
 TEST(ConsoleHeaderTest, ListsSetsReadMethodsOverheadAndNotices) {

@@ -31,6 +31,7 @@
 namespace {
 
 using ::pmubench::testing::CasesBinary;
+using ::pmubench::testing::JsonRunField;
 using ::pmubench::testing::ReadFile;
 using ::pmubench::testing::Result;
 using ::pmubench::testing::RunShell;
@@ -79,17 +80,6 @@ class E2eTest : public ::testing::Test {
 
   std::string dir_;
 };
-
-// The numeric field `field` of the JSON run named `name`, or NaN.
-double JsonRunField(const std::string& json, const std::string& name,
-                    const std::string& field) {
-  const size_t run = json.find("\"name\": \"" + name + "\"");
-  if (run == std::string::npos) return NAN;
-  const size_t end = json.find('}', run);
-  const size_t at = json.find("\"" + field + "\": ", run);
-  if (at == std::string::npos || at > end) return NAN;
-  return std::strtod(json.c_str() + at + field.size() + 4, nullptr);
-}
 
 // A core PMU under sysfs: x86 "cpu"/"cpu_core", arm64 "armv8_*"/"armv9_*".
 bool HasHardwarePmu() {

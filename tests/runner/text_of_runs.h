@@ -3,7 +3,9 @@
 #ifndef PMUBENCH_TESTS_RUNNER_TEXT_OF_RUNS_H_
 #define PMUBENCH_TESTS_RUNNER_TEXT_OF_RUNS_H_
 
+#include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -42,6 +44,18 @@ inline std::vector<size_t> FieldEnds(const std::string& line) {
     }
   }
   return ends;
+}
+
+// The numeric field `field` of the first JSON run named `name` in Google
+// Benchmark's JSON, or NaN.
+inline double JsonRunField(const std::string& json, const std::string& name,
+                           const std::string& field) {
+  const size_t run = json.find("\"name\": \"" + name + "\"");
+  if (run == std::string::npos) return NAN;
+  const size_t end = json.find('}', run);
+  const size_t at = json.find("\"" + field + "\": ", run);
+  if (at == std::string::npos || at > end) return NAN;
+  return std::strtod(json.c_str() + at + field.size() + 4, nullptr);
 }
 
 }  // namespace pmubench::testing

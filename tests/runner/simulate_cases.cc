@@ -1,0 +1,118 @@
+// Cases whose instruction counts are known exactly, for the callgrind
+// backend's end-to-end test (simulate_e2e_test.cc): blocks of nops in inline
+// assembly (one instruction each on x86-64 and arm64) inside each loop form,
+// a paused region, a fixture, two threads; and a pointer chase and a branch
+// on sorted or shuffled bytes for the simulated caches and predictor.
+//
+// The range-for loop adds two instructions per iteration (a decrement and a
+// branch: benches/accuracy.cc), so BM_SimNops reads exactly 102.
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "framework/pmubench.h"
+
+#define PMUBENCH_NOPS(n) asm volatile(".rept " #n "\n\tnop\n\t.endr")
+
+namespace {
+
+void BM_SimNops(pmubench::State& state) {
+  for (auto _ : state) PMUBENCH_NOPS(100);
+}
+PMU_BENCHMARK(BM_SimNops);
+
+// The paused region's 1000 nops and the pause pair itself are not counted.
+void BM_SimPaused(pmubench::State& state) {
+  for (auto _ : state) {
+    PMUBENCH_NOPS(100);
+    state.PauseTiming();
+    PMUBENCH_NOPS(1000);
+    state.ResumeTiming();
+  }
+}
+PMU_BENCHMARK(BM_SimPaused);
+
+// KeepRunning's own loop costs what it costs; 200 nops must read exactly
+// 100 more than 100 nops.
+void BM_SimKeepRunning100(pmubench::State& state) {
+  while (state.KeepRunning()) PMUBENCH_NOPS(100);
+}
+PMU_BENCHMARK(BM_SimKeepRunning100);
+void BM_SimKeepRunning200(pmubench::State& state) {
+  while (state.KeepRunning()) PMUBENCH_NOPS(200);
+}
+PMU_BENCHMARK(BM_SimKeepRunning200);
+
+// Four iterations per call: per iteration, 100 (200) nops plus a quarter of
+// the loop's own cost.
+void BM_SimKeepRunningBatch100(pmubench::State& state) {
+  while (state.KeepRunningBatch(4)) PMUBENCH_NOPS(400);
+}
+PMU_BENCHMARK(BM_SimKeepRunningBatch100);
+void BM_SimKeepRunningBatch200(pmubench::State& state) {
+  while (state.KeepRunningBatch(4)) PMUBENCH_NOPS(800);
+}
+PMU_BENCHMARK(BM_SimKeepRunningBatch200);
+
+// SetUp and TearDown run outside the loop: not counted.
+class SimFixture : public pmubench::Fixture {
+ public:
+  void SetUp(pmubench::State&) override {
+    for (int i = 0; i < 1000; ++i) PMUBENCH_NOPS(10);
+  }
+  void TearDown(pmubench::State&) override {
+    for (int i = 0; i < 1000; ++i) PMUBENCH_NOPS(10);
+  }
+};
+PMU_BENCHMARK_F(SimFixture, Nops)(pmubench::State& state) {
+  for (auto _ : state) PMUBENCH_NOPS(100);
+}
+
+void BM_SimThreads(pmubench::State& state) {
+  for (auto _ : state) PMUBENCH_NOPS(100);
+}
+PMU_BENCHMARK(BM_SimThreads)->Threads(2);
+
+// One node per 64-byte line in a random cycle over range(0) bytes.
+void BM_SimChase(pmubench::State& state) {
+  struct alignas(64) Node { Node* next; };
+  std::vector<Node> nodes(state.range(0) / sizeof(Node));
+  std::vector<size_t> order(nodes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin() + 1, order.end(), std::mt19937_64(1));
+  for (size_t i = 0; i < order.size(); ++i) {
+    nodes[order[i]].next = &nodes[order[(i + 1) % order.size()]];
+  }
+  const Node* p = &nodes[0];
+  for (auto _ : state) {
+    p = p->next;
+    benchmark::DoNotOptimize(p);
+  }
+}
+PMU_BENCHMARK(BM_SimChase)->Arg(4096)->Arg(64 << 20);
+
+// One byte per iteration: taken when >= 128.
+void Branches(pmubench::State& state, bool sorted) {
+  std::vector<uint8_t> bytes(1 << 16);
+  std::mt19937 rng(7);
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+  if (sorted) std::sort(bytes.begin(), bytes.end());
+  uint64_t sum = 0;
+  size_t i = 0;
+  for (auto _ : state) {
+    if (bytes[i] >= 128) {
+      asm volatile("");
+      sum += bytes[i];
+    }
+    i = (i + 1) & (bytes.size() - 1);
+  }
+  benchmark::DoNotOptimize(sum);
+}
+void BM_SimBranchSorted(pmubench::State& state) { Branches(state, true); }
+PMU_BENCHMARK(BM_SimBranchSorted);
+void BM_SimBranchShuffled(pmubench::State& state) { Branches(state, false); }
+PMU_BENCHMARK(BM_SimBranchShuffled);
+
+}  // namespace

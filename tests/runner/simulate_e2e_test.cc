@@ -1,0 +1,261 @@
+// The callgrind backend end to end, under real valgrind: runner_simulate_cases
+// (simulate_cases.cc) run with --pmubench_simulate, or started under
+// callgrind by hand as a user would, and its JSON read back.
+//
+// Valgrind cannot run a binary built with AddressSanitizer: the Bazel
+// --config=asan build skips these tests (saying so); the CMake build runs
+// them, and CI installs valgrind.
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/runner/cases_binary.h"
+#include "tests/runner/text_of_runs.h"
+
+namespace {
+
+using ::pmubench::testing::CasesBinary;
+using ::pmubench::testing::JsonRunField;
+using ::pmubench::testing::ReadFile;
+using ::pmubench::testing::Result;
+using ::pmubench::testing::RunShell;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kInstructions[] = "callgrind/instructions/";
+
+bool BuiltWithAsan() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#endif
+#endif
+  return false;
+}
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    closedir(d);
+  }
+  return names;
+}
+
+// The string value of a context key, or "".
+std::string ContextValue(const std::string& json, const std::string& key) {
+  const std::string field = "\"" + key + "\": \"";
+  const size_t at = json.find(field);
+  if (at == std::string::npos) return "";
+  const size_t start = at + field.size();
+  return json.substr(start, json.find('"', start) - start);
+}
+
+class SimulateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (BuiltWithAsan()) {
+      GTEST_SKIP() << "valgrind cannot run an AddressSanitizer build; the "
+                      "CMake build runs these tests";
+    }
+#if !defined(__x86_64__) && !defined(__aarch64__)
+    GTEST_SKIP() << "the callgrind backend supports x86-64 and arm64 only";
+#endif
+    if (std::system("valgrind --version >/dev/null 2>&1") != 0) {
+      GTEST_SKIP() << "valgrind is not installed (apt-get install valgrind; "
+                      "scripts/setup installs it)";
+    }
+    ASSERT_FALSE(CasesBinary().empty());
+    char dir[] = "/tmp/pmubench-simulate-test.XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    out_ = dir_ + "/out.json";
+  }
+  void TearDown() override {
+    if (!dir_.empty()) {
+      ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0);
+    }
+  }
+
+  // The cases binary with `args`, its temporary files in our directory.
+  Result Run(const std::string& args) {
+    return RunShell("cd '" + dir_ + "' && TMPDIR='" + dir_ + "' '" +
+                        CasesBinary() + "' " + args + " --benchmark_out='" +
+                        out_ + "' --benchmark_out_format=json",
+                    dir_ + "/console");
+  }
+  std::string Json() { return ReadFile(out_); }
+  // What the run left in the directory besides its JSON file.
+  std::vector<std::string> Leftovers() {
+    std::vector<std::string> names = ListDir(dir_);
+    names.erase(std::remove(names.begin(), names.end(), "out.json"),
+                names.end());
+    return names;
+  }
+
+  std::string dir_;
+  std::string out_;
+};
+
+TEST_F(SimulateTest, EveryLoopFormCountsExactInstructionsPerIteration) {
+  const Result r = Run(
+      "--pmubench_simulate --benchmark_filter='BM_SimNops|BM_SimPaused|"
+      "SimFixture|BM_SimThreads|BM_SimKeepRunning'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = Json();
+  EXPECT_EQ(JsonRunField(json, "BM_SimNops", kInstructions), 102);
+  EXPECT_EQ(JsonRunField(json, "BM_SimPaused", kInstructions), 102)
+      << "the paused region and the pause pair add nothing";
+  EXPECT_EQ(JsonRunField(json, "SimFixture/Nops", kInstructions), 102)
+      << "SetUp and TearDown are not counted";
+  EXPECT_EQ(JsonRunField(json, "BM_SimThreads/threads:2", kInstructions), 102)
+      << "per iteration per thread";
+  EXPECT_EQ(JsonRunField(json, "BM_SimKeepRunning200", kInstructions) -
+                JsonRunField(json, "BM_SimKeepRunning100", kInstructions),
+            100);
+  EXPECT_EQ(JsonRunField(json, "BM_SimKeepRunningBatch200", kInstructions) -
+                JsonRunField(json, "BM_SimKeepRunningBatch100", kInstructions),
+            100);
+  // Fixed iterations: a warm-up of 10, 1, 10 and 20 steps (x 2 threads).
+  EXPECT_EQ(JsonRunField(json, "BM_SimNops", "iterations"), 41);
+  EXPECT_EQ(JsonRunField(json, "BM_SimThreads/threads:2", "iterations"), 82);
+  EXPECT_EQ(JsonRunField(json, "BM_SimKeepRunningBatch100", "iterations"),
+            4 * 41);
+  EXPECT_EQ(ContextValue(json, "pmubench_backend"), "callgrind");
+  EXPECT_THAT(ContextValue(json, "pmubench_valgrind"), HasSubstr("valgrind-3."));
+  EXPECT_EQ(ContextValue(json, "pmubench_cache_geometry"), "none");
+  EXPECT_THAT(r.err, HasSubstr("SIMULATED by callgrind"));
+  EXPECT_THAT(Leftovers(), ::testing::ElementsAre())
+      << "callgrind's private directory is removed";
+}
+
+TEST_F(SimulateTest, TwoRunsGiveBitIdenticalCounts) {
+  const std::string args =
+      "--pmubench_simulate --pmubench_simulate_iterations=25 "
+      "--benchmark_filter='BM_SimNops|BM_SimChase/4096|BM_SimBranchShuffled'";
+  ASSERT_EQ(Run(args).exit_code, 0);
+  const std::string first = Json();
+  ASSERT_EQ(Run(args).exit_code, 0);
+  const std::string second = Json();
+  for (const char* name :
+       {"BM_SimNops", "BM_SimChase/4096", "BM_SimBranchShuffled"}) {
+    const double a = JsonRunField(first, name, kInstructions);
+    EXPECT_FALSE(std::isnan(a)) << name;
+    EXPECT_EQ(a, JsonRunField(second, name, kInstructions)) << name;
+  }
+  // 25 steps: 25 + 1 + 25 + 50.
+  EXPECT_EQ(JsonRunField(first, "BM_SimNops", "iterations"), 101);
+}
+
+TEST_F(SimulateTest, CacheSimulationSeesMissesAndMispredictions) {
+  const Result r = Run(
+      "--pmubench_simulate=cache "
+      "--benchmark_filter='BM_SimChase|BM_SimBranch'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = Json();
+  const std::string ll = "callgrind/LLC-load-misses/";
+  const std::string l1 = "callgrind/L1-dcache-load-misses/";
+  const std::string mispredicts = "callgrind/branch-misses/";
+  // 4 KiB stays in L1; a random cycle over 64 MiB misses an 8 MiB
+  // last-level cache 7 times in 8.
+  EXPECT_LT(JsonRunField(json, "BM_SimChase/4096", l1), 0.05);
+  EXPECT_LT(JsonRunField(json, "BM_SimChase/4096", ll), 0.05);
+  EXPECT_GT(JsonRunField(json, "BM_SimChase/67108864", l1), 0.9);
+  EXPECT_GT(JsonRunField(json, "BM_SimChase/67108864", ll), 0.7);
+  EXPECT_LT(JsonRunField(json, "BM_SimBranchSorted", mispredicts), 0.05);
+  EXPECT_GT(JsonRunField(json, "BM_SimBranchShuffled", mispredicts), 0.3);
+  EXPECT_EQ(JsonRunField(json, "BM_SimChase/4096", kInstructions),
+            JsonRunField(json, "BM_SimChase/67108864", kInstructions));
+  EXPECT_EQ(ContextValue(json, "pmubench_cache_geometry"),
+            "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64");
+}
+
+TEST_F(SimulateTest, BadInputIsExit2BeforeAnyRun) {
+  const struct {
+    std::string args;
+    std::string message;
+  } cases[] = {
+      {"--pmubench_simulate=caches", "give 'instructions'"},
+      {"--pmubench_simulate=cache --pmubench_simulate_ll=1000,8,64",
+       "--pmubench_simulate_ll=1000,8,64: give SIZE,ASSOCIATIVITY,LINE_SIZE"},
+      {"--pmubench_simulate_iterations=5",
+       "take effect with --pmubench_simulate"},
+      {"--pmubench_simulate --pmubench_simulate_iterations=-1",
+       "give a whole number"},
+      {"--pmubench_simulate --counters=cycles",
+       "cycles and times are not simulated"},
+      {"--pmubench_simulate --counters=L1-dcache-load-misses",
+       "need --pmubench_simulate=cache"},
+      {"--pmubench_simulate --pmubench_profile=cpu-clock",
+       "cannot run under callgrind"},
+  };
+  for (const auto& c : cases) {
+    const Result r = Run(c.args + " --benchmark_filter=BM_SimNops");
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
+    EXPECT_THAT(r.out, Not(HasSubstr("BM_SimNops"))) << c.args;
+    EXPECT_THAT(Leftovers(), ::testing::ElementsAre())
+        << "nothing written: " << c.args;
+    EXPECT_EQ(ReadFile(out_), "") << "no JSON file: " << c.args;
+  }
+}
+
+TEST_F(SimulateTest, MissingValgrindNamesThePackage) {
+  const Result r = RunShell("PATH=/nonexistent '" + CasesBinary() +
+                                "' --pmubench_simulate",
+                            dir_ + "/console");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("apt-get install valgrind"));
+}
+
+TEST_F(SimulateTest, CallgrindStartedByHandIsDetected) {
+  // The form scripts outside the project use; dumps go to the directory.
+  const Result r = RunShell(
+      "cd '" + dir_ + "' && valgrind -q --tool=callgrind --collect-atstart=no '" +
+          CasesBinary() + "' --benchmark_filter='BM_SimNops|BM_SimThreads' "
+          "--benchmark_out='" + out_ + "' --benchmark_out_format=json",
+      dir_ + "/console");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = Json();
+  EXPECT_EQ(JsonRunField(json, "BM_SimNops", kInstructions), 102);
+  EXPECT_EQ(ContextValue(json, "pmubench_backend"), "callgrind");
+  // Without --separate-threads=yes one dump holds every thread: the
+  // threaded case fails and says what to pass.
+  EXPECT_THAT(json, HasSubstr("--separate-threads=yes"));
+  for (const std::string& name : Leftovers()) {
+    EXPECT_EQ(name.rfind("callgrind.out.", 0), 0u)
+        << name << ": only callgrind's own end-of-run profile stays";
+    EXPECT_EQ(name.find('.', 14), std::string::npos)
+        << name << ": every dump pmubench made is read and removed";
+  }
+}
+
+TEST_F(SimulateTest, DumpsWhereCallgrindWasToldElsewhereAreAClearError) {
+  const Result r = RunShell(
+      "cd '" + dir_ + "' && valgrind -q --tool=callgrind --collect-atstart=no "
+      "--callgrind-out-file='" + dir_ + "/elsewhere.out' '" + CasesBinary() +
+          "' --benchmark_filter=BM_SimNops",
+      dir_ + "/console");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("PMUBENCH_CALLGRIND_OUT"));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  pmubench::testing::TakeCasesBinaryFlag(argc, argv);
+  return RUN_ALL_TESTS();
+}
