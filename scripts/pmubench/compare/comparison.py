@@ -338,6 +338,7 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
             [(r.baseline.center, r.contender.center) for r in rows if r.metric == metric])
         geomeans.append(Geomean(metric, ratio - 1.0 if count else math.nan, count))
     notes = _context_notes(baseline.context, contender.context)
+    notes += pairing.duplicate_notes
     for bench in (baseline, contender):
         if bench.complexity_fits:
             notes.append(f"{bench.path}: {bench.complexity_fits} complexity "
