@@ -12,6 +12,12 @@ asserts nothing about wall-clock time.
     /usr/bin/python3 scripts/dev/compare_timing.py                  # full size
     /usr/bin/python3 scripts/dev/compare_timing.py --benchmarks 3600
     /usr/bin/python3 scripts/dev/compare_timing.py --formats text --timeout 900
+    # another checkout's compare.py on the same files (before/after):
+    /usr/bin/python3 scripts/dev/compare_timing.py --compare /tmp/old/scripts/compare.py
+
+Each line gives the wall time and the CPU time (user + system) of the
+compare.py process: on a shared machine the wall time follows the load, the
+CPU time much less.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -70,25 +77,31 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=600.0,
                         help="give up on one compare.py run after this many seconds")
     parser.add_argument("--dir", help="write the files here (default: a temp dir, removed)")
+    parser.add_argument("--compare", default=COMPARE, metavar="PATH",
+                        help="the compare.py to time (default: this checkout's)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep base.json and head.json already in --dir")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="pmubench-timing-") as tmp:
         where = args.dir or tmp
         os.makedirs(where, exist_ok=True)
         base, head = os.path.join(where, "base.json"), os.path.join(where, "head.json")
         start = time.monotonic()
-        make_file(base, args.benchmarks, args.reps, seed=1)
-        make_file(head, args.benchmarks, args.reps, seed=2, slow_every=1000)
+        if not (args.reuse and os.path.exists(base) and os.path.exists(head)):
+            make_file(base, args.benchmarks, args.reps, seed=1)
+            make_file(head, args.benchmarks, args.reps, seed=2, slow_every=1000)
         size = os.path.getsize(base) / 1e6
         print(f"files: {args.benchmarks} benchmarks x {args.reps} repetitions = "
               f"{args.benchmarks * args.reps} runs a file, {size:.1f} MB each; "
               f"written in {time.monotonic() - start:.1f} s", flush=True)
+        print(f"timing {args.compare}; load average {os.getloadavg()[0]:.2f}", flush=True)
+        extra = ["--allow-inconclusive"] if _knows_allow_inconclusive(args.compare) else []
         for fmt in args.formats.split(","):
             start = time.monotonic()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             try:
                 proc = subprocess.run(
-                    ["/usr/bin/python3", COMPARE, base, head, "--format", fmt,
-                     "--allow-inconclusive"] if _knows_allow_inconclusive() else
-                    ["/usr/bin/python3", COMPARE, base, head, "--format", fmt],
+                    ["/usr/bin/python3", args.compare, base, head, "--format", fmt, *extra],
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                     timeout=args.timeout)
             except subprocess.TimeoutExpired:
@@ -96,16 +109,18 @@ def main() -> int:
                       f"{args.timeout:.0f} s", flush=True)
                 continue
             elapsed = time.monotonic() - start
-            print(f"compare.py --format {fmt}: {elapsed:.1f} s, exit "
-                  f"{proc.returncode}, {len(proc.stdout) / 1e6:.1f} MB of output",
-                  flush=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            print(f"compare.py --format {fmt}: {elapsed:.1f} s wall, {cpu:.1f} s CPU, "
+                  f"exit {proc.returncode}, {len(proc.stdout) / 1e6:.1f} MB of output, "
+                  f"load average now {os.getloadavg()[0]:.2f}", flush=True)
             if proc.returncode not in (0, 1, 4):
                 print(proc.stderr[-2000:], file=sys.stderr)
     return 0
 
 
-def _knows_allow_inconclusive() -> bool:
-    proc = subprocess.run(["/usr/bin/python3", COMPARE, "--help"],
+def _knows_allow_inconclusive(compare: str) -> bool:
+    proc = subprocess.run(["/usr/bin/python3", compare, "--help"],
                           capture_output=True, text=True)
     return "--allow-inconclusive" in proc.stdout
 
