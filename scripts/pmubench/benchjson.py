@@ -315,6 +315,10 @@ def parse_run(obj: Any, path: str, index: int) -> Run | None:
     for key, value in obj.items():
         if key in STRUCTURAL_FIELDS or key.startswith(PROFILE_FIELD_PREFIX):
             continue
+        if type(value) is float and value - value == 0.0 and (
+                value >= 0 or key not in TIME_METRICS):
+            run.metrics[key] = value   # the common case: a finite float
+            continue
         if (run.aggregate_name == "cv" and isinstance(value, float)
                 and math.isnan(value)):
             # Google Benchmark writes the cv of a metric whose mean is 0 (a
