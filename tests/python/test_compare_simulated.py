@@ -42,6 +42,9 @@ def test_a_a_comparison_of_simulated_counts_is_exact_and_passes(run_tool, fx):
         assert row["mode"] == "threshold only"
         assert row["verdict"] == "no significant change", row
     assert {r["verdict"] for r in report["rows"] if not r["simulated"]} == {"not gated"}
+    # The same file on both sides: the same, exit 0, not 4 (inconclusive).
+    same = run_tool("scripts/compare.py", fx("callgrind_base.json"), fx("callgrind_base.json"))
+    assert same.returncode == 0 and "Result: PASS" in same.stdout
     text = run_tool("scripts/compare.py", fx("callgrind_base.json"),
                     fx("callgrind_rerun.json")).stdout
     for line in text.splitlines():
