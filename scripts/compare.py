@@ -5,13 +5,18 @@
         [--threshold METRIC=PCT ...] [--format text|markdown|json]
 
 Exit status: 0 no regression beyond its threshold, 1 at least one,
-2 bad input or usage. The logic lives in scripts/pmubench/compare/.
+2 bad input or usage, 4 inconclusive: nothing in the comparison could
+catch a slowdown (no instruction-class count that is non-zero, and no time
+with enough repetitions or rounds for the test); --allow-inconclusive
+makes that 0, and every format's headline still says INCONCLUSIVE and why.
+The logic lives in scripts/pmubench/compare/.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import traceback
 
@@ -54,6 +59,22 @@ how a row is judged:
   Hodges-Lehmann interval for the change (exact, no resampling).
   Times and counts are worse higher; IPC (IPC:u, ...) and *_per_second
   worse lower. Modifiers and PMU prefixes never change a metric's class.
+  Counts simulated by pmubench's callgrind backend ("callgrind/.../")
+  are exact run to run: gated in every mode, one run a side included,
+  at their class's threshold. Two files of different backends, valgrind
+  versions or cache geometries are refused (exit 2).
+
+inconclusive (exit 4):
+  A row can catch a slowdown when it is gated and either counts
+  instructions (any deterministic counter but declared expected_*
+  values) with a non-zero value, or is a time (cycles, misses, ...)
+  judged by the test ("u-test" mode). When no row of the comparison can,
+  it exits 4, and every format's headline says INCONCLUSIVE with the
+  cause found in the files (no instruction-class counter in either file;
+  times need 4 rounds a side for the test and these files have 2; every
+  threshold is off); changed rows nothing gated are listed in sight.
+  --allow-inconclusive exits 0 instead; the headline stays. When only
+  some benchmarks are blind, the result stands and a WARNING names them.
 
 default thresholds (class, threshold, metrics):
 {table}
@@ -62,11 +83,22 @@ default thresholds (class, threshold, metrics):
   --threshold METRIC=PCT: an exact metric name, a pattern ('*-misses=10'),
   'time' (every metric of the time class) or 'default'; PCT 'off' shows
   a metric without gating it. An exact name beats a pattern; the later of
-  two equal rules wins.
+  two equal rules wins. A rule or --metrics pattern that names no metric
+  of either file is refused (exit 2, naming the near names). A rule with
+  a percentage whose rows the files cannot gate (times with 2 rounds a
+  side, say) is refused too, saying what the files would need (4 rounds a
+  side: ci_compare.sh --rounds 4): an explicit threshold is honoured or
+  refused, never silently left "not gated".
+
+different machines:
+  When the files' host_name, num_cpus, caches or pmubench_pmus differ,
+  every format says so at the top; --strict refuses them (exit 2).
 
 exit status: 0 no regression beyond its threshold, 1 at least one
   (with --strict also a benchmark missing or failed in the contender),
-  2 bad input or usage.
+  2 bad input or usage (with --strict also files from different
+  machines), 4 inconclusive: nothing here could catch a slowdown (0 with
+  --allow-inconclusive).
 """
 
 
@@ -101,7 +133,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         const="never", help="same as --color=never")
     parser.add_argument("--strict", action="store_true",
                         help="also exit 1 when a baseline benchmark is "
-                             "missing or failed in the contender")
+                             "missing or failed in the contender, and refuse "
+                             "(exit 2) files from different machines")
+    parser.add_argument("--allow-inconclusive", action="store_true",
+                        help="exit 0, not 4, when nothing in the comparison "
+                             "could catch a slowdown (the headline still "
+                             "says INCONCLUSIVE)")
     args = parser.parse_args(argv)
     if not 0 < args.alpha < 1:
         parser.error(f"--alpha {args.alpha}: must be between 0 and 1, e.g. 0.05")
@@ -112,13 +149,56 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+class _Progress:
+    """One line on stderr, rewritten in place, when stderr is a terminal
+    (a large suite takes a while); nothing otherwise."""
+
+    def __init__(self) -> None:
+        self.on = sys.stderr.isatty()
+        self.shown = False
+        self.last = -1
+
+    def say(self, text: str) -> None:
+        if self.on:
+            sys.stderr.write(f"\r\033[Kcompare.py: {text}")
+            sys.stderr.flush()
+            self.shown = True
+
+    def rows(self, what: str, done: int, total: int) -> None:
+        percent = 100 * done // max(total, 1)
+        if percent != self.last:
+            self.last = percent
+            self.say(f"{what}: {done}/{total} ({percent}%)")
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def _exit_on(signum: int, _frame) -> None:
+    # SystemExit unwinds through atomic.write_atomically, which removes its
+    # temp file; the default action of SIGTERM would leave it behind.
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _exit_on)
+    progress = _Progress()
     try:
-        baseline = benchjson.load(args.baseline)
-        contender = benchjson.load(args.contender)
-        result = comparison.compare(baseline, contender, args.overrides,
-                                    args.alpha, args.metrics)
+        try:
+            progress.say(f"reading {args.baseline}")
+            baseline = benchjson.load(args.baseline)
+            progress.say(f"reading {args.contender}")
+            contender = benchjson.load(args.contender)
+            progress.say("pairing the runs")
+            result = comparison.compare(baseline, contender, args.overrides,
+                                        args.alpha, args.metrics, progress.rows)
+        finally:
+            progress.done()
     except benchjson.BadInput as e:
         print(f"compare.py: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -127,7 +207,18 @@ def main(argv: list[str] | None = None) -> int:
               "no metric" + (" matching --metrics" if args.metrics else ""),
               file=sys.stderr)
         return EXIT_BAD_INPUT
-    code = comparison.exit_code(result, args.strict)
+    if result.refusals:
+        for refusal in result.refusals:
+            print(f"compare.py: error: {refusal}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.strict and result.machine_differences:
+        print(f"compare.py: error: --strict: {args.baseline} and {args.contender} "
+              "come from different machines: "
+              + "; ".join(result.machine_differences)
+              + "; run both sides on one machine, or drop --strict", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    result.strict = args.strict
+    code = comparison.exit_code(result, args.strict, args.allow_inconclusive)
     if args.format == "json":
         text = render_json.render(result, code)
     elif args.format == "markdown":

@@ -4,25 +4,38 @@
     python3 scripts/merge.py OUT.json IN.json [IN.json ...]
 
 scripts/ci_compare.sh --rounds K joins each side's rounds with this (the
-logic is pmubench.compare.merge). Exit status 2 on bad input, naming the file.
+logic is pmubench.compare.merge). Inputs are read by pmubench.benchjson, as
+compare.py and plot.py read them. Exit status 2 on bad input, naming the
+file. OUT.json is written whole or not at all: a temp file beside it is
+renamed over it, and SIGTERM, SIGHUP or SIGINT (a CI timeout) remove the
+temp file and exit 128 + the signal's number.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import sys
 
 from pmubench import atomic, benchjson
 from pmubench.compare import merge
 
 
+def _exit_on(signum: int, _frame) -> None:
+    # SystemExit unwinds through atomic.write_atomically, which removes its
+    # temp file on any exception; the default action would leave it behind.
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str]) -> int:
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _exit_on)
     if len(argv) < 2:
         print("usage: merge.py OUT.json IN.json [IN.json ...]", file=sys.stderr)
         return 2
     out, inputs = argv[0], argv[1:]
     try:
-        merged = merge.merge([(path, benchjson.read_json(path)) for path in inputs])
+        merged = merge.merge_files([benchjson.load(path) for path in inputs])
     except benchjson.BadInput as e:
         print(f"merge.py: error: {e}", file=sys.stderr)
         return 2

@@ -72,6 +72,23 @@ class Run:
     metrics: dict[str, float] = field(default_factory=dict)
     label: str = ""
     error_message: str = ""    # non-empty when the run failed
+    # Which registration wrote the run (Google Benchmark 1.7's family_index
+    # and per_family_instance_index; None in files without them). Two
+    # registrations can give one name (->Threads(8) and ->ThreadRange(1, 32)
+    # both give "BM_X/threads:8"): these tell them apart.
+    family_index: int | None = None
+    instance_index: int | None = None
+    # The JSON object the run was read from (scripts/merge.py writes it back).
+    raw: dict | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def registration(self) -> tuple[int, int] | None:
+        """(family_index, per_family_instance_index), or None when the file
+        does not say."""
+        if self.family_index is None and self.instance_index is None:
+            return None
+        return (self.family_index if self.family_index is not None else -1,
+                self.instance_index if self.instance_index is not None else -1)
 
     @property
     def failed(self) -> bool:
@@ -148,6 +165,19 @@ def base_name(metric: str) -> str:
         pmu, inner = m.groups()
         name = inner if "=" not in inner else f"{pmu}/{inner}/"
     return name
+
+
+# PMU prefixes of counts a simulator wrote (pmubench's callgrind backend:
+# "callgrind/instructions/", "callgrind/LLC-load-misses/",
+# "callgrind/branch-miss-ratio/"): bit-identical run to run.
+SIMULATED_PMUS = ("callgrind",)
+
+
+def is_simulated(metric: str) -> bool:
+    """True for a count a simulator wrote ('callgrind/instructions/'):
+    deterministic whatever its class."""
+    m = _PMU_SLASH.match(_MODIFIER.sub("", metric))
+    return bool(m) and m.group(1) in SIMULATED_PMUS
 
 
 def is_higher_better(metric: str) -> bool:
@@ -273,10 +303,21 @@ def parse_run(obj: Any, path: str, index: int) -> Run | None:
     )
     if run.iterations < 0:
         raise BadInput(f"{path}: {where} \"iterations\" is negative ({run.iterations:g})")
+    for key, attr in (("family_index", "family_index"),
+                      ("per_family_instance_index", "instance_index")):
+        if key in obj:
+            setattr(run, attr, _integer(obj[key], path, f"{where} \"{key}\"", 0))
+    if "complexity_n" in obj:
+        _number(obj["complexity_n"], path, f"{where} \"complexity_n\"")
+    run.raw = obj
     if run.failed:
         return run  # a failed run's numbers are zeros, not measurements
     for key, value in obj.items():
         if key in STRUCTURAL_FIELDS or key.startswith(PROFILE_FIELD_PREFIX):
+            continue
+        if type(value) is float and value - value == 0.0 and (
+                value >= 0 or key not in TIME_METRICS):
+            run.metrics[key] = value   # the common case: a finite float
             continue
         if (run.aggregate_name == "cv" and isinstance(value, float)
                 and math.isnan(value)):
@@ -343,7 +384,8 @@ def parse(obj: Any, path: str) -> BenchFile:
 
 
 def read_json(path: str) -> Any:
-    """Reads and parses one JSON file; raises BadInput naming it."""
+    """Reads and parses one JSON file; raises BadInput naming it (and, for
+    an integer too long to read, the field that holds it)."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -357,8 +399,9 @@ def read_json(path: str) -> Any:
         raise BadInput(f"{path}: is empty; was the benchmark run interrupted?")
     too_deep = (f"{path}: nested too deeply (arrays or objects more than "
                 f"{MAX_DEPTH} levels deep); not Google Benchmark JSON")
+    huge: list[_HugeInt] = []
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, parse_int=lambda digits: _parse_int(digits, huge))
     except json.JSONDecodeError as e:
         raise BadInput(f"{path}: not valid JSON (line {e.lineno}, column "
                        f"{e.colno}: {e.msg})") from None
@@ -366,7 +409,71 @@ def read_json(path: str) -> Any:
         raise BadInput(too_deep) from None
     if _depth_exceeds(obj, MAX_DEPTH):
         raise BadInput(too_deep)
+    if huge:
+        where = _find_huge(obj) or "a number"
+        raise BadInput(
+            f"{path}: {where} is an integer of {huge[0].digits} digits, more "
+            f"than Python reads ({_max_digits()}); no benchmark writes that: "
+            "re-run the benchmark, or fix the file")
     return obj
+
+
+class _HugeInt:
+    """Stands in for an integer literal longer than Python converts
+    (sys.get_int_max_str_digits(), 4,300 by default): int() of it raises
+    ValueError, which json.loads would let escape."""
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int):
+        self.digits = digits
+
+
+def _max_digits() -> int:
+    import sys
+    get = getattr(sys, "get_int_max_str_digits", None)
+    return get() if get else 4300
+
+
+def _parse_int(digits: str, huge: list) -> Any:
+    try:
+        return int(digits)
+    except ValueError:
+        marker = _HugeInt(len(digits.lstrip("-")))
+        huge.append(marker)
+        return marker
+
+
+def _find_huge(obj: Any) -> str | None:
+    """Where the first _HugeInt is, as the messages name fields:
+    'benchmarks[3] (BM_X) field "real_time"', 'context "caches"[0] "size"'."""
+    stack: list[tuple[Any, tuple]] = [(obj, ())]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, _HugeInt):
+            return _field_path(obj, where)
+        if isinstance(node, dict):
+            stack.extend((v, where + (k,)) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend((v, where + (i,)) for i, v in reversed(list(enumerate(node))))
+    return None
+
+
+def _field_path(obj: Any, where: tuple) -> str:
+    if (len(where) >= 2 and where[0] == "benchmarks" and isinstance(obj, dict)
+            and isinstance(obj.get("benchmarks"), list)):
+        run = obj["benchmarks"][where[1]]
+        text = _where(where[1], run) if isinstance(run, dict) else f"benchmarks[{where[1]}]"
+        rest = where[2:]
+        if rest:
+            text += " field " + "".join(
+                f"[{p}]" if isinstance(p, int) else f"\"{p}\"" for p in rest)
+        return text
+    parts = []
+    for p in where:
+        parts.append(f"[{p}]" if isinstance(p, int) else
+                     (" " if parts else "") + f"\"{p}\"")
+    text = "".join(parts)
+    return text if not where or where[0] != "context" else "context" + text[len('"context"'):]
 
 
 # Google Benchmark's JSON nests 4 levels (context.caches[i].size). Deeper

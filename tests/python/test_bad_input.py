@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import random
 
 import pytest
@@ -46,6 +47,18 @@ CASES = [
     ("integer beyond float range",
      json.dumps({"benchmarks": [_run(real_time=0)]}).replace(
          '"real_time": 0', '"real_time": ' + _HUGE), "real_time"),
+    ("integer of more digits than Python reads (4,300)",
+     json.dumps({"benchmarks": [_run(real_time=0)]}).replace(
+         '"real_time": 0', '"real_time": ' + "7" * 5000),
+     'benchmarks[0] (BM_X/8) field "real_time" is an integer of 5000 digits'),
+    ("integer of more digits than Python reads in the context",
+     json.dumps({"context": {"caches": [{"size": 0}]}, "benchmarks": [_run()]}).replace(
+         '"size": 0', '"size": -' + "7" * 4400),
+     'context "caches"[0] "size" is an integer of 4400 digits'),
+    ("family_index -Infinity",
+     json.dumps({"benchmarks": [_run(family_index=-math.inf)]}), '"family_index" is -inf'),
+    ("per_family_instance_index a string",
+     {"benchmarks": [_run(per_family_instance_index="0")]}, "per_family_instance_index"),
     ("threads beyond float range",
      json.dumps({"benchmarks": [_run(threads=1)]}).replace(
          '"threads": 1', '"threads": ' + _HUGE), "threads"),
@@ -108,6 +121,7 @@ def test_compare_exits_2_naming_the_file(tmp_path, run_tool, fixture_path,
 # plot.py starts matplotlib on each run: a few representative cases suffice,
 # since it shares benchjson's checks with compare.py.
 _PLOT_CASES = ("deep nesting", "deep nesting in context", "integer beyond float range",
+               "integer of more digits than Python reads (4,300)",
                "time_unit a list",
                "run_name a number", "aggregate_name a list", "negative real_time",
                "zero threads", "unknown run_type", "context key a number")

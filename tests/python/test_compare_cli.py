@@ -200,7 +200,9 @@ def test_usage_errors_exit_2(compare, fx, args, problem):
 
 def test_metrics_filter_that_matches_nothing_exits_2(compare, fx):
     proc = compare(fx("base.json"), fx("rerun.json"), "--metrics", "no-such-metric")
-    assert proc.returncode == 2 and "share no metric matching --metrics" in proc.stderr
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "--metrics no-such-metric: no metric of " in proc.stderr
+    assert "base.json or " in proc.stderr and "rerun.json" in proc.stderr
 
 
 def test_text_format_is_aligned_tables(compare, fx):
@@ -280,3 +282,33 @@ def test_without_scipy_it_says_what_to_install(repo_root):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "install python3-scipy" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_progress_shows_on_a_terminal_only(fx, repo_root):
+    import pty
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run(
+            ["/usr/bin/python3", str(repo_root / COMPARE), fx("base.json"), fx("rerun.json")],
+            stdout=subprocess.PIPE, stderr=slave, timeout=120)
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:   # EIO: the terminal's last writer is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    assert proc.returncode == 0
+    text = seen.decode()
+    assert "compare.py: reading " in text and "compare.py: testing rows: " in text
+    assert text.endswith("\r\033[K")       # the line is cleared at the end
+    assert b"compare.py:" not in proc.stdout
+    piped = subprocess.run(["/usr/bin/python3", str(repo_root / COMPARE),
+                            fx("base.json"), fx("rerun.json")],
+                           capture_output=True, text=True, timeout=120)
+    assert piped.stderr == ""

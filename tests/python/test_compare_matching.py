@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pmubench import benchjson
-from pmubench.compare import matching
+from pmubench.compare import comparison, matching, merge
 
 
 def _iteration(name, rep, reps, unit="ns", **metrics):
@@ -101,3 +101,42 @@ def test_stddev_and_cv_metrics_do_not_count_as_measured():
     runs = matching.group_runs(_file("a", [
         _aggregate("BM_A", "median"), _aggregate("BM_A", "stddev", extra=1.0)]))
     assert "extra" not in runs["BM_A"].metric_names()
+
+
+def _registered(name, family, instance, values):
+    return [{"name": name, "family_index": family, "per_family_instance_index": instance,
+             "run_name": name, "run_type": "iteration", "repetitions": len(values),
+             "repetition_index": i, "threads": 8, "iterations": 100,
+             "real_time": v, "cpu_time": v, "time_unit": "ns", "instructions": v}
+            for i, v in enumerate(values)]
+
+
+def test_two_registrations_of_one_name_are_kept_apart():
+    # BENCHMARK(BM_X)->Threads(8); BENCHMARK(BM_X)->ThreadRange(1, 32): both
+    # write BM_X/threads:8 (issue 23, item 11). The second is 10x slower.
+    def doc(first, second):
+        return {"context": {}, "benchmarks": _registered("BM_X/threads:8", 0, 0, first)
+                + _registered("BM_X/threads:1", 1, 0, [5.0] * 5)
+                + _registered("BM_X/threads:8", 1, 3, second)}
+    base = benchjson.parse(doc([10.0] * 5, [100.0] * 5), "base.json")
+    # The contender's families are numbered differently (one was added
+    # before them): the order of the names still pairs them up.
+    head_doc = doc([10.0] * 5, [110.0] * 5)
+    for run in head_doc["benchmarks"]:
+        run["family_index"] += 4
+    head = benchjson.parse(head_doc, "head.json")
+    result = comparison.compare(base, head)
+    rows = {r.benchmark: r for r in result.rows if r.metric == "instructions"}
+    assert set(rows) == {"BM_X/threads:8", "BM_X/threads:8#2", "BM_X/threads:1"}
+    assert rows["BM_X/threads:8"].baseline.n == 5
+    assert rows["BM_X/threads:8"].change == 0
+    assert rows["BM_X/threads:8#2"].change == pytest.approx(0.1)
+    assert rows["BM_X/threads:8#2"].verdict == comparison.REGRESSION
+    (note,) = [n for n in result.notes if "registrations" in n]
+    assert "2 registrations write runs named BM_X/threads:8 in base.json and head.json" in note
+    assert "compared apart as BM_X/threads:8, BM_X/threads:8#2" in note
+    # Repetitions of one registration (merged rounds too) stay pooled.
+    merged = benchjson.parse(merge.merge([("a", doc([10.0] * 5, [100.0] * 5))] * 2), "m")
+    rows = {r.benchmark: r for r in comparison.compare(merged, merged).rows
+            if r.metric == "instructions"}
+    assert rows["BM_X/threads:8"].baseline.n == 10 and rows["BM_X/threads:8#2"].baseline.n == 10

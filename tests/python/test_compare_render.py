@@ -48,3 +48,15 @@ def test_change_and_interval_formatting():
     assert formatting.interval(stats.Interval(-0.1, 0.2, 0.9), 0.05) == "[-10.0%, +20.0%] @90%"
     assert formatting.interval(None, 0.05) == "-"
     assert formatting.p_value(0.0001) == "<0.001" and formatting.p_value(None) == "-"
+
+
+def test_json_report_is_the_dict_one_row_a_line(fixture_path):
+    from pmubench.compare import render_json
+    import json
+    base = benchjson.load(str(fixture_path("compare", "instr_base.json")))
+    cont = benchjson.load(str(fixture_path("compare", "missing_extra.json")))
+    result = comparison.compare(base, cont)
+    text = render_json.render(result, 0)
+    assert json.loads(text) == json.loads(json.dumps(render_json.to_dict(result, 0)))
+    rows = [line for line in text.splitlines() if line.startswith('    {"benchmark": ')]
+    assert len(rows) == len(result.rows)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pmubench import benchjson
 from pmubench.compare import comparison as cmp
-from pmubench.compare import merge, render_json, render_markdown, render_text, stats
+from pmubench.compare import (merge, render_json, render_markdown, render_text, stats,
+                              thresholds)
 
 
 def _run_file(times: dict[str, list[float]], extra: dict[str, float] | None = None,
@@ -79,16 +80,98 @@ def test_regressions_are_counted_by_benchmark_too():
     assert "in 1 benchmark(s)" in render_markdown.render(c).splitlines()[0]
 
 
-def test_a_comparison_without_deterministic_counters_warns_in_every_format():
+def test_a_comparison_without_deterministic_counters_is_inconclusive_in_every_format():
+    # 3 repetitions and no instruction counter: nothing could fail (issue 21).
     base = benchjson.parse(_run_file({"BM_A": [10, 11, 12]}), "b")
-    head = benchjson.parse(_run_file({"BM_A": [10, 11, 12]}), "h")
+    head = benchjson.parse(_run_file({"BM_A": [13, 14, 15]}), "h")
     c = cmp.compare(base, head)
-    assert len(c.warnings) == 1
-    assert "gated nothing" in c.warnings[0]
-    assert "--counters=instructions" in c.warnings[0]
-    assert "WARNING: this comparison gated nothing" in render_text.render(c)
-    assert ":warning:" in render_markdown.render(c)
-    assert render_json.to_dict(c, 0)["warnings"] == c.warnings
+    assert c.inconclusive == (
+        "no instruction-class counter in either file; times need 4 repetitions "
+        "a side for the test at alpha 0.05, and these files have 3 a side "
+        "(--benchmark_repetitions=4; ci_compare.sh --reps 4); count "
+        "instructions to gate code changes exactly (--counters=instructions on "
+        "a machine with a hardware PMU, scripts/pmu-vm, or pmubench's callgrind "
+        "backend where there is no PMU)")
+    assert c.warnings == []      # the headline says it, once
+    assert cmp.exit_code(c) == cmp.EXIT_INCONCLUSIVE == 4
+    assert cmp.exit_code(c, allow_inconclusive=True) == 0
+    text = render_text.render(c)
+    assert text.startswith("INCONCLUSIVE: nothing in this comparison could catch "
+                           "a slowdown: no instruction-class counter")
+    assert "Result: INCONCLUSIVE: " in text and "PASS" not in text
+    markdown = render_markdown.render(c)
+    assert markdown.startswith("### pmubench comparison: :warning: INCONCLUSIVE")
+    assert ":white_check_mark:" not in markdown
+    assert "times need 4 repetitions a side" in markdown
+    # The +30% time rows nothing gated are in sight, not only in <details>.
+    visible = markdown.split("<details>")[0]
+    assert "Changed beyond the threshold but not gated" in visible
+    assert "`BM_A` | cpu_time" in visible
+    assert "No metric changed beyond its threshold." not in markdown
+    report = render_json.to_dict(c, 4)
+    assert report["result"] == "inconclusive" and report["reason"] == c.inconclusive
+    assert report["exit_code"] == 4
+    # --allow-inconclusive: exit 0, the words stay.
+    assert render_json.to_dict(c, 0)["result"] == "inconclusive"
+
+
+def test_inconclusive_says_the_cause_it_finds():
+    reps3 = {"BM_A": [10, 11, 12]}
+    def cause(base_doc, head_doc=None, overrides=(), patterns=None):
+        base = benchjson.parse(base_doc, "b.json")
+        head = benchjson.parse(head_doc or base_doc, "h.json")
+        return cmp.compare(base, head, [thresholds.parse_override(o) for o in overrides],
+                           metric_patterns=patterns).inconclusive
+    # Two rounds a side: the rounds are the unit for times.
+    merged = merge.merge([(f"r{i}", _run_file({"BM_A": [10, 11, 12]})) for i in range(2)])
+    assert ("times need 4 rounds a side for the test at alpha 0.05, and these "
+            "files have 2 a side") in cause(merged)
+    # One run a side.
+    assert ("times need repetitions on both sides for the test (4 or more a "
+            "side at alpha 0.05), and both files hold one run per benchmark"
+            ) in cause(_run_file({"BM_A": [10]}))
+    # Instructions that are zero in both files do not count.
+    assert cause(_run_file(reps3, {"instructions": 0.0})).startswith(
+        "no instruction-class counter with a non-zero value (instructions is zero "
+        "in both files); times need")
+    # Instruction thresholds turned off; times off; everything off.
+    five = _run_file({"BM_A": [10, 11, 12, 13, 14]}, {"instructions": 5.0})
+    assert cause(five, overrides=["instructions=off", "time=off"]) == (
+        "every threshold is off (--threshold time=off, instructions=off)")
+    assert cause(five, overrides=["instructions=off"]) is None   # times tested
+    assert cause(five, overrides=["default=off"]) == (
+        "every threshold is off (--threshold default=off)")
+    # --metrics left the counts out: said so, not "no counter in the files".
+    assert cause(five, patterns=["time"]) is None
+    assert cause(_run_file(reps3, {"instructions": 5.0}), patterns=["time"]).startswith(
+        "--metrics left out the instruction-class counters (instructions); times need")
+    # expected_* values are declared constants, not counts.
+    assert cause(_run_file(reps3, {"expected_instructions": 102.0})).startswith(
+        "no instruction-class counter in either file")
+    # A counted instruction makes it conclusive, one run a side included.
+    assert cause(_run_file({"BM_A": [10]}, {"instructions": 5.0})) is None
+
+
+def test_an_explicit_threshold_the_files_cannot_gate_is_refused():
+    merged = merge.merge([(f"r{i}", _run_file({"BM_A": [10, 11, 12]})) for i in range(2)])
+    base = benchjson.parse(merged, "base.json")
+    c = cmp.compare(base, base, [thresholds.parse_override("cpu_time=5")])
+    assert c.refusals == [
+        "--threshold cpu_time=5: gates nothing on these files: cpu_time needs 4 "
+        "rounds a side for the test at alpha 0.05, and these files have 2 a side "
+        "(each round is one value; ci_compare.sh --rounds 4); run with that, or "
+        "drop --threshold cpu_time=5"]
+    # "off", "default" and a rule that gates something are not refused.
+    for rule in ("cpu_time=off", "default=5", "instructions=5"):
+        doc = merge.merge([(f"r{i}", _run_file({"BM_A": [10, 11, 12]},
+                                               {"instructions": 3.0})) for i in range(2)])
+        bench = benchjson.parse(doc, "b")
+        assert cmp.compare(bench, bench, [thresholds.parse_override(rule)]).refusals == []
+    # Four rounds a side: honoured.
+    four = benchjson.parse(merge.merge(
+        [(f"r{i}", _run_file({"BM_A": [10, 11, 12]})) for i in range(4)]), "b")
+    c = cmp.compare(four, four, [thresholds.parse_override("cpu_time=5")])
+    assert c.refusals == [] and c.inconclusive is None
 
 
 def test_times_gated_but_nothing_deterministic_is_a_weaker_warning():

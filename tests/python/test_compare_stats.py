@@ -6,6 +6,7 @@ import itertools
 import math
 import random
 
+import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
@@ -110,3 +111,44 @@ def test_separation_and_geomean():
     ratio, count = stats.geomean_ratio([(1.0, 2.0), (4.0, 2.0), (0.0, 1.0)])
     assert count == 2 and ratio == pytest.approx(1.0)
     assert math.isnan(stats.geomean_ratio([(0.0, 0.0)])[0])
+
+
+@pytest.mark.parametrize("n, m", [(2, 2), (3, 3), (4, 4), (5, 5), (3, 7), (8, 8),
+                                  (8, 20), (9, 9), (12, 15), (2, 9), (10, 4), (3, 400)])
+def test_many_rows_at_once_give_what_one_row_gives(n, m):
+    """mann_whitney_p_many and ratio_interval_many (compare.py on a large
+    suite) agree with scipy's test and ratio_interval row by row: no ties
+    (exact), ties (normal approximation with tie correction), all equal,
+    values <= 0 (the interval on the linear scale)."""
+    rng = np.random.default_rng(n * 100 + m)
+    rows = 6 if m > 100 else 25
+    samples = [
+        (rng.normal(100, 3, (rows, n)), rng.normal(101, 3, (rows, m))),
+        (rng.integers(0, 4, (rows, n)).astype(float), rng.integers(0, 5, (rows, m)).astype(float)),
+        (np.full((rows, n), 7.0), np.full((rows, m), 7.0)),
+        (np.round(rng.normal(100, 3, (rows, n))), rng.normal(101, 3, (rows, m))),
+        (rng.normal(0, 3, (rows, n)), rng.normal(0.5, 3, (rows, m))),
+    ]
+    for b, c in samples:
+        ps = stats.mann_whitney_p_many(b, c)
+        intervals = stats.ratio_interval_many(b, c, 0.05)
+        for i in range(rows):
+            assert ps[i] == pytest.approx(stats.mann_whitney_p(list(b[i]), list(c[i])),
+                                          abs=1e-12)
+            one = stats.ratio_interval(list(b[i]), list(c[i]), 0.05)
+            if one is None:
+                assert intervals[i] is None
+            else:
+                assert intervals[i].level == pytest.approx(one.level, abs=1e-12)
+                assert intervals[i].low == pytest.approx(one.low, abs=1e-12)
+                assert intervals[i].high == pytest.approx(one.high, abs=1e-12)
+
+
+def test_the_exact_null_distribution_of_a_small_side_against_a_large_one():
+    # The Gaussian-binomial counts equal the recursion's where both run,
+    # and take a fraction of a second for 8 against 5,000.
+    for n, m in ((3, 5), (8, 8), (2, 40), (8, 320)):
+        assert np.allclose(stats._u_null_cdf_small_side(n, m), stats._u_null_cdf(n, m),
+                           rtol=0, atol=1e-15)
+    cdf = stats._u_null_cdf_small_side(8, 5000)
+    assert len(cdf) == 40001 and cdf[-1] == pytest.approx(1.0)

@@ -91,10 +91,11 @@ def test_notes_name_context_differences_and_noisy_metrics(fixture_path):
     other = benchjson.load(str(fixture_path("compare", "base.json")))
     other.context = {**other.context, "host_name": "ci-runner-7",
                      "pmubench_notice": ""}
-    notes = cmp.compare(base, other).notes
-    assert any(n.startswith("context differs: host_name is ") and "'ci-runner-7'" in n
-               for n in notes)
-    assert any(n.startswith("context differs: pmubench_notice") for n in notes)
+    result = cmp.compare(base, other)
+    # The machine is said at the top (machine_differences), not in a note.
+    assert result.machine_differences == [
+        "host_name: 'vm' in the baseline, 'ci-runner-7' in the contender"]
+    assert any(n.startswith("context differs: pmubench_notice") for n in result.notes)
     assert not any(n.startswith("context") for n in cmp.compare(base, base).notes)
     # A metric spread wider than its threshold gets a note; with a looser
     # threshold the same data gets none.

@@ -22,7 +22,8 @@ verdict reached in one of three modes:
   nothing more.
 
 Only deterministic metrics (instructions, branches, page faults: the
-"deterministic" class of thresholds.py) are gated in the last two modes.
+"deterministic" class of thresholds.py, and every count a simulator wrote,
+"callgrind/.../", whatever its class) are gated in the last two modes.
 Times, cycles and cache misses are "not gated" there: on a loaded machine
 they move by more than their threshold between two runs of the same binary,
 and with 3 vs 3 complete separation happens by chance in 1 pair of samples
@@ -39,9 +40,21 @@ median as one value: K vs K. With fewer than 4 runs a side the test cannot
 reach p < 0.05 and those metrics are "not gated" (mode "few rounds");
 deterministic metrics keep every repetition.
 
-When nothing deterministic is gated (no instruction-class counter, or one
-that is zero in both files), `warnings` says so and what to enable: the
-result then rests on times alone, or on nothing.
+Inconclusive: when no row could catch a slowdown (gates.py: no
+instruction-class count that is non-zero, and no machine-dependent metric
+the test could judge), `inconclusive` holds the cause computed from the
+files ("no instruction-class counter in either file; times need 4 rounds a
+side for the test at alpha 0.05, and these files have 2 a side ..."), and
+exit_code is 4, not 0: a comparison that could not fail is no pass.
+When some benchmarks are blind and others gated, `warnings` names them.
+`refusals` lists --threshold rules that gate nothing on these files
+(compare.py exits 2 on them).
+
+What measured the files (machines.py): two files of different counting
+backends, valgrind versions or cache geometries are refused (BadInput);
+`backend` describes a simulating backend for the header of every format;
+`machine_differences` lists how the two machines differ (host, CPUs,
+caches, PMUs), shown at the top of every format.
 
 In every mode a change smaller than the metric's floor (an absolute amount
 per iteration, thresholds.py) is no change. Metrics without a threshold
@@ -60,10 +73,13 @@ from __future__ import annotations
 import fnmatch
 import math
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from pmubench import benchjson
-from pmubench.compare import matching, stats, thresholds
+from pmubench.compare import gates, machines, matching, stats, thresholds
 
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"
@@ -72,17 +88,18 @@ NOT_GATED = "not gated"
 
 U_TEST = "u-test"
 # Metric classes (thresholds.CLASSES) whose value is set by the code, not the
-# machine: the only ones a sample too small for the test may gate.
+# machine: with simulated counts (Threshold.deterministic), the only ones a
+# sample too small for the test may gate.
 DETERMINISTIC_CLASSES = ("deterministic",)
 FEW_REPS = "few reps"
 FEW_ROUNDS = "few rounds"
 THRESHOLD_ONLY = "threshold only"
 
 # Context keys whose difference between the two files is worth a note
-# (not mhz_per_cpu: Google Benchmark reads the current clock, which moves).
+# (not mhz_per_cpu: Google Benchmark reads the current clock, which moves;
+# the machine's keys, machines.MACHINE_KEYS, go to the top of the report).
 _CONTEXT_KEYS = (
-    "host_name", "num_cpus", "library_build_type",
-    "pmubench_version", "pmubench_pmus", "pmubench_events",
+    "library_build_type", "pmubench_version", "pmubench_events",
     "pmubench_pinned", "pmubench_exclude_kernel", "pmubench_notice")
 
 
@@ -138,6 +155,15 @@ class Comparison:
     pairing: matching.Pairing
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Why nothing here could catch a slowdown (None: something could).
+    inconclusive: str | None = None
+    # --threshold rules that gate nothing on these files (gates.py).
+    refusals: list[str] = field(default_factory=list)
+    backend: machines.Backend = machines.Backend(machines.PERF_EVENT, None, None)
+    machine_differences: list[str] = field(default_factory=list)
+    # --strict: also fail on a baseline benchmark missing or failed in the
+    # contender (set by the caller; result_word and exit_code read it).
+    strict: bool = False
 
     def count(self, verdict: str) -> int:
         return sum(1 for r in self.rows if r.verdict == verdict)
@@ -166,8 +192,9 @@ def selected(metric: str, patterns: list[str] | None) -> bool:
 
 
 def _side(sample: matching.Sample, rounds: int) -> Side:
+    # sample.values is the sample's own list (BenchmarkRuns.sample makes one).
     return Side(stats.median(sample.values), len(sample.values),
-                sample.source, list(sample.values), rounds)
+                sample.source, sample.values, rounds)
 
 
 def rounds_of(bench: benchjson.BenchFile) -> int:
@@ -187,20 +214,36 @@ class Judgement:
     interval: stats.Interval | None
 
 
+def test_samples(baseline: Side, contender: Side, threshold: thresholds.Threshold
+                 ) -> tuple[list[float], list[float]] | None:
+    """The two samples the test compares (each run's median for a
+    machine-dependent metric of a merged file), or None without
+    repetitions on both sides."""
+    if not baseline.source == contender.source == matching.REPETITIONS:
+        return None
+    if not threshold.deterministic and max(baseline.rounds, contender.rounds) > 1:
+        return baseline.round_medians(), contender.round_medians()
+    return baseline.values, contender.values
+
+
 def judge(baseline: Side, contender: Side, threshold: thresholds.Threshold,
-          higher_is_better: bool, alpha: float) -> Judgement:
+          higher_is_better: bool, alpha: float,
+          tested: tuple[float, stats.Interval | None] | None = None) -> Judgement:
     """The verdict for one metric of one benchmark (see the module comment
-    for the rules)."""
+    for the rules). tested: the p-value and interval of test_samples when
+    the caller computed them (compare() does, many rows at once)."""
     change = stats.relative_change(baseline.center, contender.center)
     p = interval = None
-    by_round = (threshold.metric_class not in DETERMINISTIC_CLASSES and
+    by_round = (not threshold.deterministic and
                 max(baseline.rounds, contender.rounds) > 1)
-    if (baseline.source == contender.source == matching.REPETITIONS):
-        b_values, c_values = baseline.values, contender.values
-        if by_round:
-            b_values, c_values = baseline.round_medians(), contender.round_medians()
-        p = stats.mann_whitney_p(b_values, c_values)
-        interval = stats.ratio_interval(b_values, c_values, alpha)
+    samples = test_samples(baseline, contender, threshold)
+    if samples is not None:
+        b_values, c_values = samples
+        if tested is not None:
+            p, interval = tested
+        else:
+            p = stats.mann_whitney_p(b_values, c_values)
+            interval = stats.ratio_interval(b_values, c_values, alpha)
         if stats.min_two_sided_p(len(b_values), len(c_values)) < alpha:
             mode = U_TEST
             evidence = p < alpha
@@ -212,8 +255,7 @@ def judge(baseline: Side, contender: Side, threshold: thresholds.Threshold,
     else:
         mode = THRESHOLD_ONLY
         evidence = True
-    if threshold.pct is None or (mode != U_TEST and
-                                 threshold.metric_class not in DETERMINISTIC_CLASSES):
+    if threshold.pct is None or (mode != U_TEST and not threshold.deterministic):
         verdict = NOT_GATED
     elif (abs(change) * 100.0 > threshold.pct and evidence and
           abs(contender.center - baseline.center) >= threshold.floor):
@@ -224,64 +266,25 @@ def judge(baseline: Side, contender: Side, threshold: thresholds.Threshold,
     return Judgement(verdict, mode, change, p, interval)
 
 
-def gate_warnings(rows: list[Row]) -> list[str]:
-    """A warning when a benchmark has no deterministic metric with a
-    non-zero value gated: its result then rests on times alone, or on
-    nothing."""
-    benchmarks = list(dict.fromkeys(r.benchmark for r in rows))
-    deterministic = [r for r in rows if r.threshold.pct is not None and
-                     r.threshold.metric_class in DETERMINISTIC_CLASSES]
-    live = {r.benchmark for r in deterministic
-            if r.baseline.center != 0 or r.contender.center != 0}
-    blind = [b for b in benchmarks if b not in live]
-    if not blind:
-        return []
-    times_gated = any(r.verdict != NOT_GATED for r in rows
-                      if r.benchmark in blind and
-                      r.threshold.metric_class not in DETERMINISTIC_CLASSES)
-    enable = ("count instructions to gate code changes exactly "
-              "(--counters=instructions,... on a machine with a hardware "
-              "PMU, or scripts/pmu-vm)")
-    not_timed = ("no time-like metric was gated (--threshold time=off, or "
-                 "too few repetitions or rounds for the test)")
-    if len(blind) < len(benchmarks):
-        some = (f"{len(blind)} of {len(benchmarks)} benchmarks (e.g. "
-                f"{', '.join(blind[:3])}) have no instruction-class counter "
-                "with a non-zero value")
-        if times_gated:
-            return [f"{some}: only times and other machine-dependent metrics "
-                    "judge them, and a shared machine moves those between "
-                    f"runs; {enable}"]
-        return [f"{some} and {not_timed}: a slowdown there cannot fail this "
-                f"comparison; {enable}"]
-    if deterministic:
-        names = ", ".join(dict.fromkeys(r.metric for r in deterministic))
-        reason = f"every deterministic metric ({names}) is zero in both files"
-    else:
-        reason = "neither file has an instruction-class counter"
-    if times_gated:
-        return [f"nothing deterministic was gated: {reason}, so only times "
-                "and other machine-dependent metrics decide this result, and "
-                f"a shared machine moves those between runs; {enable}"]
-    return [f"this comparison gated nothing: {reason}, and {not_timed}, so it "
-            f"cannot fail on a slowdown; {enable}, or drop --threshold "
-            "time=off and run more repetitions"]
-
-
 def _noise_notes(rows: list[Row], metrics: list[str]) -> list[str]:
     """Notes for metrics whose baseline spread is larger than the threshold:
     their verdicts rest on the test and need more repetitions to fire."""
     notes = []
+    by_metric: dict[str, list[Row]] = {}
+    for r in rows:
+        by_metric.setdefault(r.metric, []).append(r)
     for metric in metrics:
         cvs = []
         threshold = None
-        for r in rows:
-            if r.metric != metric or r.baseline.source != matching.REPETITIONS:
+        for r in by_metric.get(metric, []):
+            if r.baseline.source != matching.REPETITIONS:
                 continue
             threshold = r.threshold.pct
-            mean = statistics.fmean(r.baseline.values)
+            values = r.baseline.values
+            mean = math.fsum(values) / len(values)
             if mean > 0:
-                cvs.append(statistics.stdev(r.baseline.values) / mean * 100.0)
+                var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+                cvs.append(math.sqrt(var) / mean * 100.0)
         if threshold is None or not cvs:
             continue
         typical = statistics.median(cvs)
@@ -304,40 +307,87 @@ def _context_notes(base: dict, cont: dict) -> list[str]:
     return notes
 
 
+def _test_many(pending: list[tuple[int, list[float], list[float]]], alpha: float,
+               progress: Callable[[int], None] | None
+               ) -> dict[int, tuple[float, stats.Interval | None]]:
+    """The test of many rows at once: {row index: (p, interval)}, grouped
+    by sample sizes so numpy does each group in one go."""
+    groups: dict[tuple[int, int], list[tuple[int, list[float], list[float]]]] = {}
+    for item in pending:
+        groups.setdefault((len(item[1]), len(item[2])), []).append(item)
+    out: dict[int, tuple[float, stats.Interval | None]] = {}
+    chunk = 20000
+    for items in groups.values():
+        for start in range(0, len(items), chunk):
+            part = items[start:start + chunk]
+            b = np.array([i[1] for i in part], dtype=float)
+            c = np.array([i[2] for i in part], dtype=float)
+            ps = stats.mann_whitney_p_many(b, c)
+            intervals = stats.ratio_interval_many(b, c, alpha)
+            for (index, _, _), p, interval in zip(part, ps, intervals):
+                out[index] = (float(p), interval)
+            if progress:
+                progress(len(part))
+    return out
+
+
 def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
             overrides: list[thresholds.Override] | None = None,
-            alpha: float = 0.05, metric_patterns: list[str] | None = None
+            alpha: float = 0.05, metric_patterns: list[str] | None = None,
+            progress: Callable[[str, int, int], None] | None = None
             ) -> Comparison:
     """Compares two loaded files. Raises benchjson.BadInput (see
-    matching.pair) when they cannot be compared."""
+    matching.pair, machines.check_backends, gates.check_selectors) when
+    they cannot be compared. progress, when given, is told
+    (what, done, total) as rows are tested."""
     overrides = overrides or []
+    backend = machines.check_backends(baseline, contender)
+    file_metrics = list(dict.fromkeys(baseline.metric_names() + contender.metric_names()))
+    gates.check_selectors(overrides, metric_patterns, file_metrics,
+                          baseline.path, contender.path)
     pairing = matching.pair(baseline, contender)
-    order: dict[str, None] = {}
-    for name in baseline.metric_names() + contender.metric_names():
-        if selected(name, metric_patterns):
-            order.setdefault(name, None)
-    metrics = list(order)
-    rows: list[Row] = []
+    metrics = [m for m in file_metrics if selected(m, metric_patterns)]
+    b_rounds, c_rounds = rounds_of(baseline), rounds_of(contender)
+    # Each row's sides first; then the tests, many rows at once; then verdicts.
+    staged = []
+    pending: list[tuple[int, list[float], list[float]]] = []
     for metric in metrics:
         threshold = thresholds.resolve(metric, overrides)
         higher = benchjson.is_higher_better(metric)
-        b_rounds, c_rounds = rounds_of(baseline), rounds_of(contender)
+        time_metric = metric in benchjson.TIME_METRICS
         for b_runs, c_runs in pairing.common:
             b_sample, c_sample = b_runs.sample(metric), c_runs.sample(metric)
             if b_sample is None or c_sample is None:
                 continue
             b, c = _side(b_sample, b_rounds), _side(c_sample, c_rounds)
-            j = judge(b, c, threshold, higher, alpha)
-            unit = b_runs.time_unit if metric in benchjson.TIME_METRICS else ""
-            rows.append(Row(b_runs.name, metric, unit, b, c, j.change, j.p_value,
-                            j.interval, j.mode, threshold, higher, j.verdict))
-    metrics = [m for m in metrics if any(r.metric == m for r in rows)]
+            samples = test_samples(b, c, threshold)
+            if samples is not None:
+                pending.append((len(staged), *samples))
+            unit = b_runs.time_unit if time_metric else ""
+            staged.append((b_runs.name, metric, unit, b, c, threshold, higher))
+    done = [0]
+
+    def tested(count: int) -> None:
+        done[0] += count
+        if progress:
+            progress("testing rows", done[0], len(pending))
+    results = _test_many(pending, alpha, tested if progress else None)
+    rows: list[Row] = []
+    for index, (name, metric, unit, b, c, threshold, higher) in enumerate(staged):
+        j = judge(b, c, threshold, higher, alpha, results.get(index))
+        rows.append(Row(name, metric, unit, b, c, j.change, j.p_value,
+                        j.interval, j.mode, threshold, higher, j.verdict))
+    by_metric: dict[str, list[Row]] = {}
+    for r in rows:
+        by_metric.setdefault(r.metric, []).append(r)
+    metrics = [m for m in metrics if m in by_metric]
     geomeans = []
     for metric in metrics:
         ratio, count = stats.geomean_ratio(
-            [(r.baseline.center, r.contender.center) for r in rows if r.metric == metric])
+            [(r.baseline.center, r.contender.center) for r in by_metric[metric]])
         geomeans.append(Geomean(metric, ratio - 1.0 if count else math.nan, count))
     notes = _context_notes(baseline.context, contender.context)
+    notes += pairing.duplicate_notes
     for bench in (baseline, contender):
         if bench.complexity_fits:
             notes.append(f"{bench.path}: {bench.complexity_fits} complexity "
@@ -345,16 +395,42 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                          "left out: they fit a curve over a family, not one "
                          "benchmark's measurement")
     notes += _noise_notes(rows, metrics)
-    return Comparison(baseline.path, contender.path, alpha, rows, geomeans,
-                      metrics, pairing, notes, gate_warnings(rows))
+    reason = gates.inconclusive_reason(rows, file_metrics, alpha,
+                                       baseline.path, contender.path) if rows else None
+    warnings = (gates.blind_warnings(rows, alpha, baseline.path, contender.path)
+                if reason is None else [])
+    return Comparison(
+        baseline.path, contender.path, alpha, rows, geomeans, metrics, pairing,
+        notes, warnings, reason,
+        gates.refused_thresholds(rows, overrides, alpha, baseline.path, contender.path),
+        backend, machines.machine_differences(baseline.context, contender.context))
 
 
-def exit_code(comparison: Comparison, strict: bool = False) -> int:
+EXIT_PASS = 0
+EXIT_REGRESSION = 1
+EXIT_INCONCLUSIVE = 4
+
+
+def exit_code(comparison: Comparison, strict: bool | None = None,
+              allow_inconclusive: bool = False) -> int:
     """1 when a gated metric regressed (or, with strict, when a baseline
-    benchmark is missing or failed in the contender), else 0."""
+    benchmark is missing or failed in the contender); else 4 when the
+    comparison is inconclusive (0 with allow_inconclusive); else 0."""
+    if strict is None:
+        strict = comparison.strict
     if comparison.regressions:
-        return 1
+        return EXIT_REGRESSION
     if strict and (comparison.pairing.only_in_baseline or any(
             side == "contender" for _, side, _ in comparison.pairing.failed)):
-        return 1
-    return 0
+        return EXIT_REGRESSION
+    if comparison.inconclusive is not None and not allow_inconclusive:
+        return EXIT_INCONCLUSIVE
+    return EXIT_PASS
+
+
+def result_word(comparison: Comparison) -> str:
+    """'fail', 'inconclusive' or 'pass': what every format's headline says
+    (inconclusive even when --allow-inconclusive makes the exit 0)."""
+    if exit_code(comparison, allow_inconclusive=True) != EXIT_PASS:
+        return "fail"
+    return "inconclusive" if comparison.inconclusive is not None else "pass"

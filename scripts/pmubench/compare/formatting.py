@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from pmubench.compare import comparison, stats
+from pmubench.compare import comparison, gates, stats
 
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
@@ -55,10 +55,13 @@ def p_value(p: float | None) -> str:
 
 
 def verdict(row: comparison.Row) -> str:
-    """The verdict with its mode when the mode weakens it."""
+    """The verdict with its mode when the mode weakens it; a row not gated
+    whose change is beyond its class's threshold says so."""
     text = row.verdict
     if row.mode != comparison.U_TEST and row.verdict != comparison.NOT_GATED:
         text += f" ({row.mode})"
+    elif row.verdict == comparison.NOT_GATED and gates.changed_beyond(row):
+        text += " (changed beyond its threshold)"
     return text
 
 
@@ -66,6 +69,14 @@ def threshold(t) -> str:
     if t.pct is None:
         return "not gated"
     return f"{t.pct:g}%" + ("" if t.source == "default" else f" (--threshold {t.source})")
+
+
+def metric_heading(row: comparison.Row) -> str:
+    """'instructions (lower is better; threshold 1%)', with 'simulated,
+    exact' for a simulator's count."""
+    simulated = "simulated, exact; " if row.threshold.simulated else ""
+    return (f"{row.metric} ({simulated}{direction(row.higher_is_better)}; "
+            f"threshold {threshold(row.threshold)})")
 
 
 def direction(higher_is_better: bool) -> str:

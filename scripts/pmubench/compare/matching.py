@@ -10,6 +10,13 @@ A benchmark's sample for a metric is, in order of preference:
 
 Names are matched with any "/repeats:N" component removed, so a case whose
 repetition count changed between the two builds still pairs up.
+
+Two registrations can write runs of one name (->Threads(8) and
+->ThreadRange(1, 32) both give "BM_X/threads:8"); Google Benchmark tells
+them apart by family_index and per_family_instance_index. They are not
+repetitions of one benchmark: the second registration of a name (in file
+order) is compared as "NAME#2", the third as "NAME#3", and a note says so.
+Files without those fields pool runs of one name, as before.
 """
 
 from __future__ import annotations
@@ -69,11 +76,24 @@ class BenchmarkRuns:
         return None
 
 
-def group_runs(bench: benchjson.BenchFile) -> dict[str, BenchmarkRuns]:
-    """The runs of one file by match key, in file order."""
+def group_runs(bench: benchjson.BenchFile,
+               registrations: dict[str, list] | None = None
+               ) -> dict[str, BenchmarkRuns]:
+    """The runs of one file by match key, in file order. registrations,
+    when given, receives each name's registrations ((family_index,
+    per_family_instance_index), in file order) when there is more than one."""
     groups: dict[str, BenchmarkRuns] = {}
+    seen: dict[str, list] = {}
     for run in bench.runs:
         key = match_key(run.run_name)
+        reg = run.registration
+        if reg is not None:
+            regs = seen.setdefault(key, [])
+            if reg not in regs:
+                regs.append(reg)
+            number = regs.index(reg) + 1
+            if number > 1:
+                key = f"{key}#{number}"
         group = groups.get(key)
         if group is None:
             group = groups[key] = BenchmarkRuns(key, run.time_unit)
@@ -88,6 +108,8 @@ def group_runs(bench: benchjson.BenchFile) -> dict[str, BenchmarkRuns]:
             group.aggregates[run.aggregate_name] = run
         else:
             group.iterations.append(run)
+    if registrations is not None:
+        registrations.update({k: v for k, v in seen.items() if len(v) > 1})
     return groups
 
 
@@ -101,14 +123,18 @@ class Pairing:
     # metric -> benchmarks where only that side has it
     metrics_only_in_baseline: dict[str, list[str]]
     metrics_only_in_contender: dict[str, list[str]]
+    # Notes on names that two registrations share (see the module comment).
+    duplicate_notes: list[str] = field(default_factory=list)
 
 
 def pair(baseline: benchjson.BenchFile, contender: benchjson.BenchFile) -> Pairing:
     """Pairs the benchmarks of two files. Raises BadInput when a shared
     benchmark has different time units on the two sides (naming both files)
     or when the files share no benchmark that ran on both sides."""
-    base_groups = group_runs(baseline)
-    cont_groups = group_runs(contender)
+    base_regs: dict[str, list] = {}
+    cont_regs: dict[str, list] = {}
+    base_groups = group_runs(baseline, base_regs)
+    cont_groups = group_runs(contender, cont_regs)
     common, failed = [], []
     only_base = {}
     only_cont = {}
@@ -146,4 +172,27 @@ def pair(baseline: benchjson.BenchFile, contender: benchjson.BenchFile) -> Pairi
             if metric not in mb:
                 metrics_c.setdefault(metric, []).append(c.name)
     return Pairing(common, list(only_base), list(only_cont), failed,
-                   metrics_b, metrics_c)
+                   metrics_b, metrics_c,
+                   duplicate_notes(baseline.path, base_regs, contender.path, cont_regs))
+
+
+def duplicate_notes(base_path: str, base_regs: dict[str, list],
+                    cont_path: str, cont_regs: dict[str, list],
+                    limit: int = 5) -> list[str]:
+    """One note per name that several registrations share, in either file."""
+    notes = []
+    names = list(dict.fromkeys(list(base_regs) + list(cont_regs)))
+    for name in names[:limit]:
+        regs = base_regs.get(name) or cont_regs[name]
+        where = (f"{base_path} and {cont_path}" if name in base_regs and name in cont_regs
+                 else base_path if name in base_regs else cont_path)
+        listed = ", ".join(f"family_index {f} instance {i}" for f, i in regs)
+        apart = ", ".join([name] + [f"{name}#{k}" for k in range(2, len(regs) + 1)])
+        notes.append(
+            f"{len(regs)} registrations write runs named {name} in {where} "
+            f"({listed}): compared apart as {apart}, not pooled as "
+            "repetitions; give them distinct names (->Name()) to tell them apart")
+    if len(names) > limit:
+        notes.append(f"... and {len(names) - limit} more names written by "
+                     "several registrations, each compared apart the same way")
+    return notes

@@ -2,8 +2,15 @@
 "change_infinite" saying which way), so any JSON parser reads it.
 
 {"schema": "pmubench-compare/1", "baseline": PATH, "contender": PATH,
- "alpha": 0.05, "confidence": "95%", "exit_code": 0|1,
- "result": "pass"|"fail", "regressed_benchmarks": [names],
+ "alpha": 0.05, "confidence": "95%", "exit_code": 0|1|4,
+ "result": "pass"|"fail"|"inconclusive",
+ "reason": why nothing could catch a slowdown (with "inconclusive"; "result"
+           stays "inconclusive" under --allow-inconclusive, exit_code 0) | null,
+ "machine_differences": ["num_cpus: 2 in the baseline, 8 in the contender", ...],
+ "backend": {"name": "perf_event"|"callgrind", "valgrind": str|null,
+             "cache_geometry": str|null, "simulated": bool,
+             "description": str ("" for perf_event)},
+ "regressed_benchmarks": [names],
  "counts": {"regression": N, "improvement": N, "no significant change": N,
             "not gated": N},
  "rows": [{"benchmark", "metric", "unit", "higher_is_better",
@@ -11,7 +18,8 @@
            "change", "change_pct", "change_infinite", "p_value",
            "ci": {"low", "high", "level"} | null, "mode",
            "threshold_pct" (null: not gated), "floor", "metric_class",
-           "threshold_source", "verdict"}],
+           "threshold_source", "deterministic", "simulated",
+           "changed_beyond_threshold", "verdict"}],
  "geomeans": [{"metric", "change", "benchmarks"}],
  "only_in_baseline": [...], "only_in_contender": [...],
  "failed": [{"benchmark", "side", "error"}],
@@ -26,7 +34,7 @@ import math
 from typing import Any
 
 from pmubench.compare import comparison as cmp
-from pmubench.compare import stats
+from pmubench.compare import gates, stats
 
 
 def _finite(x: float | None) -> float | None:
@@ -54,6 +62,9 @@ def _row(r: cmp.Row) -> dict[str, Any]:
         "threshold_pct": r.threshold.pct, "floor": r.threshold.floor,
         "metric_class": r.threshold.metric_class,
         "threshold_source": r.threshold.source,
+        "deterministic": r.threshold.deterministic,
+        "simulated": r.threshold.simulated,
+        "changed_beyond_threshold": gates.changed_beyond(r),
         "verdict": r.verdict,
     }
 
@@ -65,7 +76,13 @@ def to_dict(c: cmp.Comparison, exit_code: int) -> dict[str, Any]:
         "baseline": c.baseline_path, "contender": c.contender_path,
         "alpha": c.alpha, "confidence": stats.confidence_label(c.alpha),
         "exit_code": exit_code,
-        "result": "fail" if exit_code else "pass",
+        "result": cmp.result_word(c),
+        "reason": c.inconclusive,
+        "machine_differences": c.machine_differences,
+        "backend": {"name": c.backend.name, "valgrind": c.backend.valgrind,
+                    "cache_geometry": c.backend.cache_geometry,
+                    "simulated": c.backend.simulated,
+                    "description": c.backend.describe()},
         "regressed_benchmarks": c.regressed_benchmarks,
         "counts": {v: c.count(v) for v in (cmp.REGRESSION, cmp.IMPROVEMENT,
                                            cmp.NO_CHANGE, cmp.NOT_GATED)},
@@ -82,5 +99,21 @@ def to_dict(c: cmp.Comparison, exit_code: int) -> dict[str, Any]:
     }
 
 
+_ROWS = "\0rows\0"   # a placeholder no JSON string holds unescaped
+
+
 def render(c: cmp.Comparison, exit_code: int) -> str:
-    return json.dumps(to_dict(c, exit_code), indent=2, allow_nan=False) + "\n"
+    """Indented, with one row a line: the rows go through json's C encoder
+    (indent makes json use its Python one, several times slower on the
+    hundreds of thousands of rows of a large suite)."""
+    report = to_dict(c, exit_code)
+    rows = report["rows"]
+    report["rows"] = _ROWS
+    text = json.dumps(report, indent=2, allow_nan=False)
+    placeholder = '\n  "rows": ' + json.dumps(_ROWS)
+    encode = json.JSONEncoder(allow_nan=False).encode
+    listed = ("[\n" + ",\n".join("    " + encode(r) for r in rows)
+              + "\n  ]") if rows else "[]"
+    before, sep, after = text.partition(placeholder)
+    assert sep, "the rows placeholder is where json.dumps put it"
+    return before + '\n  "rows": ' + listed + after + "\n"

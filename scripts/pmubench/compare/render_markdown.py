@@ -1,15 +1,21 @@
-"""GitHub-flavoured markdown for a pull-request comment: the verdict first,
-the changed rows, the geomeans, then every row inside <details>."""
+"""GitHub-flavoured markdown for a pull-request comment: the verdict first
+(a green check only for a comparison that passed and could have failed),
+what the reader must know (inconclusive and why, different machines,
+simulated counts), the changed rows (gated ones, then those beyond their
+threshold in benchmarks nothing could gate, in sight, never only in the
+collapsed section), the geomeans, then every row inside <details>."""
 
 from __future__ import annotations
 
 from pmubench.compare import comparison as cmp
 from pmubench.compare import formatting as fmt
-from pmubench.compare import render_text
+from pmubench.compare import gates, machines, render_text
 from pmubench.compare import stats
 
 # GitHub rejects comments over 65,536 characters; a row is about 130.
 MAX_DETAIL_ROWS = 250
+# Changed rows nothing gated, shown above the details.
+MAX_UNGATED_ROWS = 50
 
 _COLUMNS = ("Benchmark", "Metric", "Baseline", "Contender", "Change", "CI", "p",
             "Verdict")
@@ -47,29 +53,64 @@ def largest_changes(rows: list[cmp.Row], limit: int) -> list[cmp.Row]:
     return [rows[i] for i in keep]
 
 
-def render(c: cmp.Comparison) -> str:
+def headline(c: cmp.Comparison) -> str:
+    word = cmp.result_word(c)
     regressions = c.count(cmp.REGRESSION)
-    head = (f":x: {regressions} regression(s) beyond threshold in "
-            f"{len(c.regressed_benchmarks)} benchmark(s)" if regressions
-            else ":white_check_mark: no regression beyond threshold")
-    out = [f"### pmubench comparison: {head}", "",
-           f"Baseline `{_escape(c.baseline_path)}`, contender "
-           f"`{_escape(c.contender_path)}`. Change is of the medians; CI is a "
-           f"{stats.confidence_label(c.alpha)} Hodges-Lehmann interval; p is a "
-           f"two-sided Mann-Whitney U test (alpha {c.alpha:g}).", ""]
+    if regressions:
+        return (f":x: {regressions} regression(s) beyond threshold in "
+                f"{len(c.regressed_benchmarks)} benchmark(s)")
+    if word == "fail":
+        return ":x: a baseline benchmark is missing or failed in the contender (--strict)"
+    if word == "inconclusive":
+        return ":warning: INCONCLUSIVE: nothing in this comparison could catch a slowdown"
+    return ":white_check_mark: no regression beyond threshold"
+
+
+def render(c: cmp.Comparison) -> str:
+    out = [f"### pmubench comparison: {headline(c)}", ""]
+    if c.inconclusive is not None:
+        out += [f"> :warning: **Inconclusive:** {_escape(c.inconclusive)}. A "
+                "comparison that could not fail is not a pass (compare.py exit "
+                "4; `--allow-inconclusive` exits 0).", ""]
+    if c.machine_differences:
+        out += ["> :warning: **Different machines:** "
+                f"{_escape(machines.machine_headline(c.machine_differences))}", ""]
+    if c.backend.simulated:
+        out += [f"> **Simulated counts.** {_escape(c.backend.describe())}.", ""]
+    out += [f"Baseline `{_escape(c.baseline_path)}`, contender "
+            f"`{_escape(c.contender_path)}`. Change is of the medians; CI is a "
+            f"{stats.confidence_label(c.alpha)} Hodges-Lehmann interval; p is a "
+            f"two-sided Mann-Whitney U test (alpha {c.alpha:g}).", ""]
     out += [f"> :warning: **Warning:** {_escape(w)}" for w in c.warnings]
     if c.warnings:
         out.append("")
     changed = [r for r in c.rows if r.verdict in (cmp.REGRESSION, cmp.IMPROVEMENT)]
     changed.sort(key=lambda r: r.verdict != cmp.REGRESSION)
+    blind = gates.blind_benchmarks(c.rows)
+    ungated = [r for r in c.rows if r.benchmark in blind and
+               r.verdict == cmp.NOT_GATED and gates.changed_beyond(r)]
     if changed:
         out += _table(changed, c.alpha) + [""]
-    else:
+    elif c.inconclusive is None:
         out += ["No metric changed beyond its threshold.", ""]
+    if ungated:
+        shown = largest_changes(ungated, MAX_UNGATED_ROWS)
+        more = (f" (the {len(shown)} largest of {len(ungated)})"
+                if len(shown) < len(ungated) else "")
+        out += [f"**Changed beyond the threshold but not gated**{more}, in "
+                "benchmarks where nothing could catch a slowdown: these rows "
+                "cannot fail the comparison; read them as a hint.", ""]
+        out += _table(shown, c.alpha) + [""]
+    elif c.inconclusive is not None and not changed:
+        out += ["No metric changed beyond its threshold, but nothing was gated "
+                "either.", ""]
     out += ["| Metric | Geomean change | Benchmarks | Threshold |",
             "|:--|--:|--:|--:|"]
+    first_rows: dict[str, cmp.Row] = {}
+    for r in c.rows:
+        first_rows.setdefault(r.metric, r)
     for g in c.geomeans:
-        first = next(r for r in c.rows if r.metric == g.metric)
+        first = first_rows[g.metric]
         out.append(f"| {_escape(g.metric)} | {fmt.change(g.change)} | "
                    f"{g.benchmarks} | {fmt.threshold(first.threshold)} |")
     shown = largest_changes(c.rows, MAX_DETAIL_ROWS)

@@ -1,12 +1,17 @@
-"""Aligned plain-text report, one table per metric, for a terminal or CI log."""
+"""Aligned plain-text report, one table per metric, for a terminal or CI log.
+
+The top says what the reader must know before any table: an inconclusive
+result and why, different machines, simulated counts."""
 
 from __future__ import annotations
 
 from pmubench.compare import comparison as cmp
 from pmubench.compare import formatting as fmt
+from pmubench.compare import machines
 from pmubench.compare import stats
 
 _RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m", "\033[0m"
+_YELLOW = "\033[33m"
 _HEADER = ("Benchmark", "Baseline", "Contender", "Change", "CI", "p", "Verdict")
 _RIGHT = (False, True, True, True, False, True, False)
 
@@ -31,19 +36,40 @@ def _table(cells: list[tuple[str, ...]], verdicts: list[str | None],
     return lines
 
 
+def inconclusive_headline(c: cmp.Comparison) -> str:
+    return ("INCONCLUSIVE: nothing in this comparison could catch a slowdown: "
+            f"{c.inconclusive}")
+
+
+def top_lines(c: cmp.Comparison, color: bool = False) -> list[str]:
+    """Inconclusive, different machines, simulated counts: first."""
+    out = []
+    if c.inconclusive is not None:
+        line = inconclusive_headline(c)
+        out.append(f"{_YELLOW}{_BOLD}{line}{_RESET}" if color else line)
+    if c.machine_differences:
+        out.append("DIFFERENT MACHINES: " + machines.machine_headline(c.machine_differences))
+    if c.backend.simulated:
+        out.append(c.backend.describe())
+    return out
+
+
 def render(c: cmp.Comparison, color: bool = False) -> str:
-    out = [f"Baseline:  {c.baseline_path}", f"Contender: {c.contender_path}",
-           f"CI: {stats.confidence_label(c.alpha)} Hodges-Lehmann interval of "
-           f"the change; p: two-sided Mann-Whitney U; alpha {c.alpha:g}"]
+    out = top_lines(c, color)
+    out += [f"Baseline:  {c.baseline_path}", f"Contender: {c.contender_path}",
+            f"CI: {stats.confidence_label(c.alpha)} Hodges-Lehmann interval of "
+            f"the change; p: two-sided Mann-Whitney U; alpha {c.alpha:g}"]
     if any(r.mode != cmp.U_TEST for r in c.rows):
         out.append("Verdicts marked (few reps) or (threshold only) rest on less "
                    "evidence than the test; compare.py --help says how")
     out.append("")
+    by_metric: dict[str, list[cmp.Row]] = {}
+    for r in c.rows:
+        by_metric.setdefault(r.metric, []).append(r)
+    geomeans = {g.metric: g for g in c.geomeans}
     for metric in c.metrics:
-        rows = [r for r in c.rows if r.metric == metric]
-        first = rows[0]
-        out.append(f"{metric} ({fmt.direction(first.higher_is_better)}; "
-                   f"threshold {fmt.threshold(first.threshold)})")
+        rows = by_metric[metric]
+        out.append(fmt.metric_heading(rows[0]))
         cells: list[tuple[str, ...]] = [_HEADER]
         verdicts: list[str | None] = [None]
         for r in rows:
@@ -52,7 +78,7 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
                           fmt.change(r.change), fmt.interval(r.interval, c.alpha),
                           fmt.p_value(r.p_value), fmt.verdict(r)))
             verdicts.append(r.verdict)
-        geo = next(g for g in c.geomeans if g.metric == metric)
+        geo = geomeans[metric]
         cells.append((f"geomean ({geo.benchmarks})", "", "", fmt.change(geo.change),
                       "", "", ""))
         verdicts.append(None)
@@ -97,4 +123,11 @@ def result_line(c: cmp.Comparison) -> str:
                           for r in c.regressions[:5])
         more = f" and {len(c.regressions) - 5} more" if len(c.regressions) > 5 else ""
         return f"Result: FAIL: {benchmarks}; {counts}: {worst}{more}"
+    word = cmp.result_word(c)
+    if word == "fail":   # --strict: a benchmark missing or failed in the contender
+        return (f"Result: FAIL (--strict): a baseline benchmark is missing or "
+                f"failed in the contender; {benchmarks}; {counts}")
+    if word == "inconclusive":
+        return (f"Result: INCONCLUSIVE: nothing could catch a slowdown "
+                f"({c.inconclusive}); {benchmarks}; {counts}")
     return f"Result: PASS: {benchmarks}; {counts}"

@@ -48,7 +48,18 @@ deterministic; "msr/tsc/" is a time; "IPC:u" is derived, higher is better;
 be an exact metric name, a shell pattern ("*-misses"), "time" (every
 metric of the time class above) or "default" (every metric no other rule names). PCT "off"
 shows the metric without gating it. A later --threshold wins over an
-earlier one; an exact name wins over a pattern.
+earlier one; an exact name wins over a pattern. compare.py refuses a
+selector that names no metric of either file (exit 2, naming the near
+names), and a rule with a percentage that gates nothing because the files
+hold too few repetitions or rounds for the test (exit 2, saying how many
+it needs).
+
+Counts a simulator wrote (pmubench's callgrind backend:
+"callgrind/instructions/", "callgrind/LLC-load-misses/",
+"callgrind/branch-miss-ratio/") keep their class's threshold and floor
+(instructions 1%, misses 5%) but are bit-identical run to run: they are
+deterministic (Threshold.deterministic), gated in every mode, one run a
+side included.
 """
 
 from __future__ import annotations
@@ -156,6 +167,17 @@ class Threshold:
     floor: float
     metric_class: str
     source: str                   # "default" or the --threshold text
+    # Set by the code, not the machine: the "deterministic" class, and any
+    # count a simulator wrote (benchjson.is_simulated: "callgrind/.../"),
+    # whose class keeps its percentage (misses 5%) but which is
+    # bit-identical run to run. Gated in every mode.
+    deterministic: bool = False
+    simulated: bool = False
+
+
+def override_text(o: Override) -> str:
+    """How a rule is shown and how Threshold.source names it: 'time=5'."""
+    return f"{o.selector}={_pct_text(o.threshold_pct)}"
 
 
 def resolve(metric: str, overrides: list[Override]) -> Threshold:
@@ -165,6 +187,9 @@ def resolve(metric: str, overrides: list[Override]) -> Threshold:
     'default=', else the class."""
     cls = classify(metric)
     base = benchjson.base_name(metric)
+    simulated = benchjson.is_simulated(metric)
+    kind = {"deterministic": cls.name == "deterministic" or simulated,
+            "simulated": simulated}
     exact = [o for o in overrides if o.selector == metric]
     exact_base = [o for o in overrides if o.selector == base != metric]
     pattern = [o for o in overrides
@@ -175,12 +200,19 @@ def resolve(metric: str, overrides: list[Override]) -> Threshold:
         if group:
             o = group[-1]
             return Threshold(o.threshold_pct, cls.floor, cls.name,
-                             f"{o.selector}={_pct_text(o.threshold_pct)}")
+                             override_text(o), **kind)
     if fallback and cls.name != "info":
         o = fallback[-1]
         return Threshold(o.threshold_pct, cls.floor, cls.name,
-                         f"default={_pct_text(o.threshold_pct)}")
-    return Threshold(cls.threshold_pct, cls.floor, cls.name, "default")
+                         override_text(fallback[-1]), **kind)
+    return Threshold(cls.threshold_pct, cls.floor, cls.name, "default", **kind)
+
+
+def matches(selector: str, metric: str) -> bool:
+    """True when a --threshold selector (or a --metrics pattern) names
+    metric: "time" its class, else the name or its base name, exactly or
+    as a shell pattern ("default" is handled by the callers)."""
+    return _matches(selector, metric)
 
 
 def _pct_text(pct: float | None) -> str:

@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+"""How long scripts/compare.py takes on a large suite (issue 22, item 13).
+
+Writes two Google Benchmark files of BENCHMARKS x REPS runs each (by default
+36,000 x 5 = 180,000 runs, about 90 MB a file, as the suite on a machine
+without a PMU writes them: real_time, cpu_time, task-clock, page-faults,
+minor-faults, context-switches, pmu_running_fraction), a baseline and a
+contender with noise and a few slowed benchmarks, then times compare.py on
+them in each format and prints the figures. A measurement, not a test: it
+asserts nothing about wall-clock time.
+
+    /usr/bin/python3 scripts/dev/compare_timing.py                  # full size
+    /usr/bin/python3 scripts/dev/compare_timing.py --benchmarks 3600
+    /usr/bin/python3 scripts/dev/compare_timing.py --formats text --timeout 900
+    # another checkout's compare.py on the same files (before/after):
+    /usr/bin/python3 scripts/dev/compare_timing.py --compare /tmp/old/scripts/compare.py
+
+Each line gives the wall time and the CPU time (user + system) of the
+compare.py process: on a shared machine the wall time follows the load, the
+CPU time much less.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COMPARE = os.path.join(ROOT, "scripts", "compare.py")
+
+
+def make_file(path: str, benchmarks: int, reps: int, seed: int,
+              slow_every: int = 0) -> None:
+    """One file; with slow_every, every slow_every-th benchmark's times and
+    instructions are 30% higher."""
+    rng = random.Random(seed)
+    context = {"host_name": "vm", "num_cpus": 2, "mhz_per_cpu": 2000,
+               "caches": [{"type": "Data", "level": 1, "size": 49152, "num_sharing": 1}],
+               "load_avg": [1.0, 1.0, 1.0], "library_build_type": "release",
+               "pmubench_version": "0.1.0"}
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('{\n  "context": ' + json.dumps(context) + ',\n  "benchmarks": [\n')
+        first = True
+        for b in range(benchmarks):
+            name = f"BM_Case{b // 100}/{b % 100}"
+            slow = 1.3 if slow_every and b % slow_every == 0 else 1.0
+            base_time = 10.0 + (b % 997)
+            for i in range(reps):
+                t = base_time * slow * rng.uniform(0.97, 1.03)
+                run = {"name": name, "family_index": b // 100,
+                       "per_family_instance_index": b % 100, "run_name": name,
+                       "run_type": "iteration", "repetitions": reps,
+                       "repetition_index": i, "threads": 1, "iterations": 100000,
+                       "real_time": t * rng.uniform(1.0, 1.05), "cpu_time": t,
+                       "time_unit": "ns", "context-switches": 0.0,
+                       "instructions": (100.0 + b % 50) * slow,
+                       "minor-faults": 0.0, "page-faults": float(b % 3 == 0),
+                       "pmu_running_fraction": 1.0, "task-clock": t * 0.99}
+                f.write(("" if first else ",\n") + "    " + json.dumps(run))
+                first = False
+        f.write("\n  ]\n}\n")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--benchmarks", type=int, default=36000)
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--formats", default="text,json,markdown",
+                        help="comma-separated compare.py formats to time")
+    parser.add_argument("--timeout", type=float, default=600.0,
+                        help="give up on one compare.py run after this many seconds")
+    parser.add_argument("--dir", help="write the files here (default: a temp dir, removed)")
+    parser.add_argument("--compare", default=COMPARE, metavar="PATH",
+                        help="the compare.py to time (default: this checkout's)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep base.json and head.json already in --dir")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="pmubench-timing-") as tmp:
+        where = args.dir or tmp
+        os.makedirs(where, exist_ok=True)
+        base, head = os.path.join(where, "base.json"), os.path.join(where, "head.json")
+        start = time.monotonic()
+        if not (args.reuse and os.path.exists(base) and os.path.exists(head)):
+            make_file(base, args.benchmarks, args.reps, seed=1)
+            make_file(head, args.benchmarks, args.reps, seed=2, slow_every=1000)
+        size = os.path.getsize(base) / 1e6
+        print(f"files: {args.benchmarks} benchmarks x {args.reps} repetitions = "
+              f"{args.benchmarks * args.reps} runs a file, {size:.1f} MB each; "
+              f"written in {time.monotonic() - start:.1f} s", flush=True)
+        print(f"timing {args.compare}; load average {os.getloadavg()[0]:.2f}", flush=True)
+        extra = ["--allow-inconclusive"] if _knows_allow_inconclusive(args.compare) else []
+        for fmt in args.formats.split(","):
+            start = time.monotonic()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            try:
+                proc = subprocess.run(
+                    ["/usr/bin/python3", args.compare, base, head, "--format", fmt, *extra],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                    timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                print(f"compare.py --format {fmt}: did not finish in "
+                      f"{args.timeout:.0f} s", flush=True)
+                continue
+            elapsed = time.monotonic() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            print(f"compare.py --format {fmt}: {elapsed:.1f} s wall, {cpu:.1f} s CPU, "
+                  f"exit {proc.returncode}, {len(proc.stdout) / 1e6:.1f} MB of output, "
+                  f"load average now {os.getloadavg()[0]:.2f}", flush=True)
+            if proc.returncode not in (0, 1, 4):
+                print(proc.stderr[-2000:], file=sys.stderr)
+    return 0
+
+
+def _knows_allow_inconclusive(compare: str) -> bool:
+    proc = subprocess.run(["/usr/bin/python3", compare, "--help"],
+                          capture_output=True, text=True)
+    return "--allow-inconclusive" in proc.stdout
+
+
+if __name__ == "__main__":
+    sys.exit(main())

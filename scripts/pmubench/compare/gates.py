@@ -1,0 +1,306 @@
+"""What a comparison could catch, said from the data.
+
+- `catches_slowdown(row)`: a row whose verdict could have been
+  "regression" for a slower binary: gated (not "not gated"), and either
+  deterministic (instruction-class, or simulated) with a count that is not
+  zero in both files, or machine-dependent (times, cycles, misses) judged
+  by the Mann-Whitney test ("u-test" mode: enough repetitions, or rounds,
+  for p < alpha). Values a benchmark declares (expected_*: a constant the
+  source sets) are deterministic but catch nothing.
+- `inconclusive_reason`: when no row of the whole comparison catches a
+  slowdown, why, computed from the files ("no instruction-class counter in
+  either file; times need 4 rounds a side for the test at alpha 0.05 and
+  these files have 2"); compare.py then exits 4 (inconclusive) unless
+  --allow-inconclusive. A comparison where some benchmarks are gated and
+  others blind is judged, with `blind_warnings` naming the blind ones.
+- `refused_thresholds`: a --threshold METRIC=PCT (any selector but
+  "default") whose rows are all "not gated" because the sample is too
+  small for the test is refused (exit 2) with what the files would need:
+  an explicit request to gate is honoured or refused, never silently
+  dropped. (Chosen over gating with weaker evidence: complete separation
+  of 2 or 3 run medians happens by chance in 1 pair of samples in 3 or 10,
+  which failed every A/A comparison of the suite; README, "How a row is
+  judged".)
+- `check_selectors`: a --threshold or --metrics selector that names no
+  metric of either file ('instrutions=0.5') is bad input naming the near
+  names; "time" and "default" are always valid.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from pmubench import benchjson
+from pmubench.compare import matching, stats, thresholds
+
+if TYPE_CHECKING:  # the row type; comparison imports this module
+    from pmubench.compare.comparison import Row
+
+# Deterministic-class values a benchmark declares rather than counts
+# (benches/accuracy.cc's expected_instructions): they move only when the
+# source changes its expectation, so they catch no slowdown.
+DECLARED_PATTERNS = ("expected_*",)
+
+ENABLE_COUNTS = ("count instructions to gate code changes exactly "
+                 "(--counters=instructions on a machine with a hardware PMU, "
+                 "scripts/pmu-vm, or pmubench's callgrind backend where there "
+                 "is no PMU)")
+
+
+def is_declared(metric: str) -> bool:
+    base = benchjson.base_name(metric)
+    return any(fnmatch.fnmatchcase(base, p) for p in DECLARED_PATTERNS)
+
+
+def is_counting(row: Row) -> bool:
+    """A deterministic row that counts something (not a declared value)."""
+    return row.threshold.deterministic and not is_declared(row.metric)
+
+
+def catches_slowdown(row: Row) -> bool:
+    from pmubench.compare.comparison import NOT_GATED, U_TEST
+    if row.verdict == NOT_GATED:
+        return False
+    if row.threshold.deterministic:
+        return (not is_declared(row.metric)
+                and (row.baseline.center != 0 or row.contender.center != 0))
+    return row.mode == U_TEST
+
+
+def changed_beyond(row: Row) -> bool:
+    """The change is beyond the metric's threshold (its class's default
+    when the rule is off) and its floor: what a gate would have flagged."""
+    pct = row.threshold.pct
+    if pct is None:
+        pct = thresholds.CLASS_BY_NAME[row.threshold.metric_class].threshold_pct
+    if pct is None or row.change != row.change:   # info metric, or NaN
+        return False
+    return (abs(row.change) * 100.0 > pct and
+            abs(row.contender.center - row.baseline.center) >= row.threshold.floor)
+
+
+def needed_size(alpha: float) -> int:
+    """The smallest k for which k vs k values can reach p < alpha."""
+    k = 2
+    while stats.min_two_sided_p(k, k) >= alpha and k < 1000:
+        k += 1
+    return k
+
+
+def _pair(a: int, b: int) -> str:
+    return f"{a} a side" if a == b else f"{a} and {b}"
+
+
+def _subject(rows: list[Row]) -> tuple[str, str]:
+    """How to name the metrics of rows, and the verb's ending: ('times',
+    'need'), ('cpu_time', 'needs')."""
+    names = list(dict.fromkeys(r.metric for r in rows))
+    if len(names) == 1:
+        return names[0], "needs"
+    if all(r.threshold.metric_class == "time" for r in rows):
+        return "times", "need"
+    return "times and the other machine-dependent metrics", "need"
+
+
+def test_cause(rows: list[Row], alpha: float, baseline_path: str,
+               contender_path: str) -> str:
+    """Why machine-dependent rows, gated in principle, were not tested:
+    'times need 4 rounds a side for the test at alpha 0.05; these files
+    have 2 (ci_compare.sh --rounds 4)'."""
+    from pmubench.compare.comparison import FEW_REPS, FEW_ROUNDS, THRESHOLD_ONLY
+    subject, need = _subject(rows)
+    k = needed_size(alpha)
+    modes = Counter(r.mode for r in rows)
+    mode = modes.most_common(1)[0][0]
+    sample = [r for r in rows if r.mode == mode]
+    if mode == FEW_ROUNDS:
+        b, c = Counter((r.baseline.rounds, r.contender.rounds)
+                       for r in sample).most_common(1)[0][0]
+        return (f"{subject} {need} {k} rounds a side for the test at alpha "
+                f"{alpha:g}, and these files have {_pair(b, c)} (each round is "
+                f"one value; ci_compare.sh --rounds {k})")
+    if mode == FEW_REPS:
+        b, c = Counter((r.baseline.n, r.contender.n) for r in sample).most_common(1)[0][0]
+        return (f"{subject} {need} {k} repetitions a side for the test at alpha "
+                f"{alpha:g}, and these files have {_pair(b, c)} "
+                f"(--benchmark_repetitions={k}; ci_compare.sh --reps {k})")
+    if mode == THRESHOLD_ONLY:
+        lacks = {}
+        for path, side in ((baseline_path, "baseline"), (contender_path, "contender")):
+            source = Counter(getattr(r, side).source for r in sample).most_common(1)[0][0]
+            if source == matching.SINGLE_RUN:
+                lacks[side] = (path, "one run per benchmark")
+            elif source in (matching.MEDIAN_AGGREGATE, matching.MEAN_AGGREGATE):
+                lacks[side] = (path, "aggregates only (--benchmark_report_aggregates_only)")
+        if len(lacks) == 2 and lacks["baseline"][1] == lacks["contender"][1]:
+            what = f"both files hold {lacks['baseline'][1]}"
+        else:
+            what = " and ".join(f"{path} holds {text}" for path, text in lacks.values())
+        return (f"{subject} {need} repetitions on both sides for the test "
+                f"({k} or more a side at alpha {alpha:g}), and "
+                f"{what or 'a side has none'}")
+    return f"{subject} were not tested"
+
+
+def _counter_cause(rows: list[Row], file_metrics: list[str]) -> str | None:
+    """Why no instruction-class row catches a slowdown, or None when one
+    could."""
+    counting = [r for r in rows if is_counting(r)]
+    if not counting:
+        in_files = [m for m in file_metrics
+                    if thresholds.resolve(m, []).deterministic and not is_declared(m)]
+        if in_files:
+            return ("--metrics left out the instruction-class counters "
+                    f"({', '.join(in_files[:4])})")
+        return "no instruction-class counter in either file"
+    gated = [r for r in counting if r.threshold.pct is not None]
+    if not gated:
+        sources = ", ".join(dict.fromkeys(r.threshold.source for r in counting))
+        return f"the instruction-class thresholds are off (--threshold {sources})"
+    if all(r.baseline.center == 0 and r.contender.center == 0 for r in gated):
+        names = list(dict.fromkeys(r.metric for r in gated))
+        verb = "is" if len(names) == 1 else "are"
+        return ("no instruction-class counter with a non-zero value "
+                f"({', '.join(names)} {verb} zero in both files)")
+    return None
+
+
+def _machine_cause(rows: list[Row], file_metrics: list[str], alpha: float,
+                   baseline_path: str, contender_path: str) -> str | None:
+    """Why no machine-dependent row catches a slowdown, or None."""
+    machine = [r for r in rows if not r.threshold.deterministic]
+    gated = [r for r in machine if r.threshold.pct is not None]
+    if gated:
+        return test_cause(gated, alpha, baseline_path, contender_path)
+    off = [r for r in machine if thresholds.CLASS_BY_NAME[r.threshold.metric_class]
+           .threshold_pct is not None]
+    if off:
+        sources = ", ".join(dict.fromkeys(r.threshold.source for r in off))
+        return f"the time thresholds are off (--threshold {sources})"
+    if not any(thresholds.is_time(r.metric) for r in rows) and any(
+            thresholds.is_time(m) for m in file_metrics):
+        return "--metrics left out the times"
+    return None
+
+
+def inconclusive_reason(rows: list[Row], file_metrics: list[str], alpha: float,
+                        baseline_path: str, contender_path: str) -> str | None:
+    """None when some row catches a slowdown; else why nothing does."""
+    if any(catches_slowdown(r) for r in rows):
+        return None
+    if rows and all(r.threshold.pct is None for r in rows):
+        sources = [r.threshold.source for r in rows if r.threshold.source != "default"]
+        if sources:
+            return ("every threshold is off (--threshold "
+                    f"{', '.join(dict.fromkeys(sources))})")
+        names = ", ".join(dict.fromkeys(r.metric for r in rows))
+        return (f"only metrics that are never gated were compared ({names}): "
+                "they describe the machine, not the code")
+    causes = [c for c in (_counter_cause(rows, file_metrics),
+                          _machine_cause(rows, file_metrics, alpha,
+                                         baseline_path, contender_path)) if c]
+    text = "; ".join(causes) or "no row was gated"
+    if any(c.startswith("no instruction-class") for c in causes):
+        text += f"; {ENABLE_COUNTS}"
+    return text
+
+
+def blind_benchmarks(rows: list[Row]) -> set[str]:
+    """The benchmarks with no row that catches a slowdown."""
+    caught = {r.benchmark for r in rows if catches_slowdown(r)}
+    return {r.benchmark for r in rows} - caught
+
+
+def blind_warnings(rows: list[Row], alpha: float, baseline_path: str,
+                   contender_path: str) -> list[str]:
+    """For a comparison that is not inconclusive: the benchmarks that have
+    no row that catches a slowdown, or that rest on times alone."""
+    benchmarks = list(dict.fromkeys(r.benchmark for r in rows))
+    caught = {r.benchmark for r in rows if catches_slowdown(r)}
+    counted = {r.benchmark for r in rows if catches_slowdown(r) and is_counting(r)}
+    blind = [b for b in benchmarks if b not in caught]
+    out = []
+    if blind:
+        blind_rows = [r for r in rows if r.benchmark in blind]
+        machine = [r for r in blind_rows if not r.threshold.deterministic
+                   and r.threshold.pct is not None]
+        why = (test_cause(machine, alpha, baseline_path, contender_path)
+               if machine else "nothing else is gated there")
+        out.append(
+            f"{len(blind)} of {len(benchmarks)} benchmarks (e.g. "
+            f"{', '.join(blind[:3])}) have no instruction-class counter with a "
+            f"non-zero value and no tested time: {why}; a slowdown there cannot "
+            f"fail this comparison; {ENABLE_COUNTS}")
+    timed_only = [b for b in benchmarks if b in caught and b not in counted]
+    if timed_only:
+        det = [r for r in rows if is_counting(r) and r.threshold.pct is not None]
+        if len(timed_only) == len(benchmarks):
+            if det:
+                names = ", ".join(dict.fromkeys(r.metric for r in det))
+                reason = f"every deterministic metric ({names}) is zero in both files"
+            else:
+                reason = "neither file has an instruction-class counter"
+            out.append(f"nothing deterministic was gated: {reason}, so only times "
+                       "and other machine-dependent metrics decide this result, "
+                       f"and a shared machine moves those between runs; {ENABLE_COUNTS}")
+        else:
+            out.append(
+                f"{len(timed_only)} of {len(benchmarks)} benchmarks (e.g. "
+                f"{', '.join(timed_only[:3])}) have no instruction-class counter "
+                "with a non-zero value: only times and other machine-dependent "
+                "metrics judge them, and a shared machine moves those between "
+                f"runs; {ENABLE_COUNTS}")
+    return out
+
+
+def refused_thresholds(rows: list[Row], overrides: list[thresholds.Override],
+                       alpha: float, baseline_path: str, contender_path: str
+                       ) -> list[str]:
+    """One message per --threshold rule with a percentage (not "default")
+    whose every row is "not gated": the files cannot support it."""
+    from pmubench.compare.comparison import NOT_GATED
+    out = []
+    for text in dict.fromkeys(thresholds.override_text(o) for o in overrides
+                              if o.selector != "default" and o.threshold_pct is not None):
+        governed = [r for r in rows if r.threshold.source == text]
+        if governed and all(r.verdict == NOT_GATED for r in governed):
+            out.append(f"--threshold {text}: gates nothing on these files: "
+                       f"{test_cause(governed, alpha, baseline_path, contender_path)}"
+                       f"; run with that, or drop --threshold {text}")
+    return out
+
+
+def _names_matched(selector: str, names: list[str]) -> bool:
+    return any(thresholds.matches(selector, m) for m in names)
+
+
+def _near(selector: str, names: list[str]) -> str:
+    candidates = list(dict.fromkeys(
+        names + [benchjson.base_name(m) for m in names]))
+    close = difflib.get_close_matches(selector, candidates, n=3, cutoff=0.6)
+    if close:
+        return "did you mean " + " or ".join(close) + "?"
+    shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+    return f"their metrics: {shown}"
+
+
+def check_selectors(overrides: list[thresholds.Override], patterns: list[str] | None,
+                    names: list[str], baseline_path: str, contender_path: str) -> None:
+    """Raises BadInput for a --threshold selector or --metrics pattern
+    that names no metric of either file."""
+    where = f"{baseline_path} or {contender_path}"
+    for o in overrides:
+        if o.selector in ("time", "default") or _names_matched(o.selector, names):
+            continue
+        raise benchjson.BadInput(
+            f"--threshold {thresholds.override_text(o)}: no metric of {where} "
+            f"is named or matches {o.selector!r}; {_near(o.selector, names)}")
+    for p in patterns or []:
+        if p == "time" or _names_matched(p, names):
+            continue
+        raise benchjson.BadInput(
+            f"--metrics {p}: no metric of {where} is named or matches {p!r}; "
+            f"{_near(p, names)}")
