@@ -5,8 +5,8 @@
 #
 #   path/to/pmubench/scripts/ci_compare.sh [--base REV] [--head REV]
 #       [--reps N] [--rounds K] [--min-time SECONDS] [--filter REGEX]
-#       [--counters SPEC,...] [--out DIR] [--jobs N] [--keep]
-#       [--allow-same-commit]
+#       [--counters SPEC,...] [--simulate[=instructions|cache] | --no-simulate]
+#       [--out DIR] [--jobs N] [--keep] [--allow-same-commit]
 #       [--cmake-target T [--binary PATH] [--cmake-arg ARG]... |
 #        --bazel-target //PKG:T |
 #        --build-cmd 'CMD' --run-cmd 'CMD']
@@ -41,6 +41,17 @@
 # and writes DIR/compare.md (for a pull-request comment) and
 # DIR/compare.json.
 #
+# Counting without a PMU (--simulate): each side runs once under Valgrind's
+# callgrind (the binary's --pmubench_simulate[=MODE]): instruction counts
+# are exact and the same run to run, so one run a side gates a change of a
+# single instruction per iteration; 'cache' adds simulated cache and branch
+# misses. No times are judged (they are valgrind's), --reps and --rounds
+# default to 1 and --min-time is not passed. On a machine without a
+# hardware PMU, when the base binary knows --pmubench_simulate (its --help
+# says so) and valgrind is installed, this is the default, said on stderr;
+# --no-simulate times the runs instead. Without valgrind the script says
+# what to install and times the runs.
+#
 # Base and head must be different commits: the same commit on both sides
 # (a fresh clone's HEAD and origin/main, say) compares a build with itself,
 # and the script refuses it (exit 2) unless --allow-same-commit (an A/A run,
@@ -48,8 +59,9 @@
 #
 # Defaults: --base is the merge-base of HEAD and $PMUBENCH_BASE_BRANCH
 # (origin/main), --head HEAD, --reps 3, --rounds 2 (times are then not
-# gated: 4 rounds a side or more gate them, on a quiet machine),
-# --min-time 0.05, --filter '.', --jobs 2, --out a new directory each run.
+# gated: 4 rounds a side or more gate them, on a quiet machine; with
+# --simulate 1 and 1), --min-time 0.05 (not passed with --simulate),
+# --filter '.', --jobs 2, --out a new directory each run.
 #
 # The output directory DIR (--out) gets base-build.log, head-build.log,
 # base-run.log, head-run.log, base.json, head.json, compare.md and
@@ -97,7 +109,8 @@ need() {
   [[ $# -ge 2 && -n $2 ]] || die_usage "$1 needs $what"
 }
 
-base="" head="HEAD" reps=3 rounds=2 min_time=0.05 filter="." counters="" jobs=2
+base="" head="HEAD" reps="" rounds="" min_time="" filter="." counters="" jobs=2
+simulate=auto
 out="" keep=0 allow_same=0
 cmake_target="" binary="" bazel_target="" build_cmd="" run_cmd=""
 cmake_args=() compare_args=()
@@ -110,6 +123,11 @@ while [[ $# -gt 0 ]]; do
     --min-time) need "$1" "seconds" "$@"; min_time=$2; shift 2 ;;
     --filter) need "$1" "a regex" "$@"; filter=$2; shift 2 ;;
     --counters) need "$1" "SPEC,..." "$@"; counters=$2; shift 2 ;;
+    --simulate) simulate=instructions; shift ;;
+    --simulate=*) simulate=${1#--simulate=}; shift
+                  [[ $simulate == instructions || $simulate == cache ]] ||
+                    die_usage "--simulate=$simulate: give instructions or cache (or --simulate alone)" ;;
+    --no-simulate) simulate=off; shift ;;
     --out) need "$1" "a directory" "$@"; out=$2; shift 2 ;;
     --jobs) need "$1" "a number" "$@"; jobs=$2; shift 2 ;;
     --keep) keep=1; shift ;;
@@ -126,10 +144,10 @@ while [[ $# -gt 0 ]]; do
     *) die_usage "unknown argument '$1'" ;;
   esac
 done
-[[ $reps =~ ^[1-9][0-9]*$ ]] || die_usage "--reps '$reps': give a whole number >= 1 (5 or more recommended)"
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || die_usage "--rounds '$rounds': give a whole number >= 1"
+[[ -z $reps || $reps =~ ^[1-9][0-9]*$ ]] || die_usage "--reps '$reps': give a whole number >= 1 (5 or more recommended)"
+[[ -z $rounds || $rounds =~ ^[1-9][0-9]*$ ]] || die_usage "--rounds '$rounds': give a whole number >= 1"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs '$jobs': give a whole number >= 1"
-[[ $min_time =~ ^([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?[sx]?$ ]] ||
+[[ -z $min_time || $min_time =~ ^([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?[sx]?$ ]] ||
   die_usage "--min-time '$min_time': give seconds, like 0.05 (or 0.05s; 100x for iterations)"
 
 if ((${#cmake_args[@]})) && [[ -n $bazel_target || -n $build_cmd || -n $run_cmd ]]; then
@@ -327,9 +345,6 @@ trap 'on_signal TERM 15' TERM
 trap 'on_signal INT 2' INT
 trap 'on_signal HUP 1' HUP
 
-run_flags=("--benchmark_repetitions=$reps" "--benchmark_min_time=$min_time"
-           "--benchmark_filter=$filter" "--benchmark_out_format=json")
-[[ -n $counters ]] && run_flags+=("--counters=$counters")
 
 # What to set when configure did not find a package: cmake names it in
 # 'Could not find a package configuration file provided by "X"' (wrapped
@@ -385,8 +400,62 @@ run() {  # side round
   [[ -s $file ]] || die_step "the $side run wrote no $file: does the run command pass its arguments to the benchmark binary?"
 }
 
+# has_hardware_pmu: a core PMU under sysfs (x86 cpu/cpu_core/cpu_atom, arm64
+# armv8_*/armv9_*); $PMUBENCH_SYSFS_PMUS stands in for the directory (tests).
+has_hardware_pmu() {
+  local d
+  for d in "${PMUBENCH_SYSFS_PMUS:-/sys/bus/event_source/devices}"/*; do
+    case ${d##*/} in cpu|cpu_core|cpu_atom|armv8*|armv9*) return 0 ;; esac
+  done
+  return 1
+}
+
+# knows_simulate SIDE: the side's binary lists --pmubench_simulate in --help.
+knows_simulate() {
+  local tree="$trees/$1"
+  if [[ -n $run_cmd ]]; then
+    (cd "$tree" && bash -c "$run_cmd \"\$@\"" run-cmd --help) 2>&1
+  elif [[ -n $bazel_target ]]; then
+    (cd "$tree" && "./$bazel_binary" --help) 2>&1
+  else
+    (cd "$tree" && "build/$binary" --help) 2>&1
+  fi | grep -q -- --pmubench_simulate
+}
+
+# After the base build: whether to count with callgrind (see --simulate).
+choose_simulation() {
+  [[ $simulate == auto ]] || return 0
+  simulate=off
+  has_hardware_pmu && return 0
+  knows_simulate base || return 0
+  if ! command -v valgrind >/dev/null 2>&1; then
+    echo "ci_compare.sh: this machine has no hardware PMU and valgrind is not installed: only times can judge this comparison, and they need --rounds 4 or more on a quiet machine; install valgrind (apt-get install valgrind) to gate on exact instruction counts (--simulate)" >&2
+    return 0
+  fi
+  echo "ci_compare.sh: this machine has no hardware PMU: counting instructions with callgrind, one run a side (--simulate; --no-simulate times the runs instead)" >&2
+  simulate=instructions
+}
+
+# The benchmark flags of every run, once --simulate is settled.
+set_run_flags() {
+  if [[ $simulate == instructions || $simulate == cache ]]; then
+    reps=${reps:-1} rounds=${rounds:-1}
+    run_flags=("--pmubench_simulate=$simulate")
+    [[ -n $min_time ]] && run_flags+=("--benchmark_min_time=$min_time")
+  else
+    reps=${reps:-3} rounds=${rounds:-2}
+    run_flags=("--benchmark_min_time=${min_time:-0.05}")
+  fi
+  run_flags+=("--benchmark_repetitions=$reps" "--benchmark_filter=$filter"
+              "--benchmark_out_format=json")
+  [[ -n $counters ]] && run_flags+=("--counters=$counters")
+  return 0
+}
+
 build base "$base_sha"
 build head "$head_sha"
+choose_simulation
+set_run_flags
 for ((round = 1; round <= rounds; round++)); do
   if ((round % 2)); then run base "$round"; run head "$round"
   else run head "$round"; run base "$round"; fi

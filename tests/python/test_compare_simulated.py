@@ -62,7 +62,7 @@ def test_simulated_counts_keep_their_class_threshold(run_tool, fx):
         ("BM_AccuracyNops", "callgrind/instructions/"),          # 102 -> 104
         ("BM_BranchShuffled", "callgrind/branch-misses/"),       # +6.3%
         ("BM_BranchShuffled", "callgrind/branch-miss-ratio/")}
-    assert regressed[("BM_AccuracyNops", "callgrind/instructions/")]["threshold_pct"] == 1
+    assert regressed[("BM_AccuracyNops", "callgrind/instructions/")]["threshold_pct"] == 0.5
     assert regressed[("BM_BranchShuffled", "callgrind/branch-misses/")]["threshold_pct"] == 5
     assert regressed[("BM_BranchShuffled", "callgrind/branch-misses/")]["metric_class"] == "cache"
 
@@ -131,3 +131,18 @@ def test_every_format_says_the_counts_are_simulated(run_tool, fx):
     # A hardware file says nothing of the kind.
     hw = benchjson.load(fx("instr_base.json"))
     assert "simulated" not in render_text.render(cmp.compare(hw, hw))
+
+
+def test_one_instruction_more_in_a_hundred_is_a_regression():
+    """+1 instruction on 102 (+0.98%): below the hardware 1%, beyond the
+    simulated 0.5%; a simulated miss count keeps its 5%."""
+    exact = thresholds.resolve("callgrind/instructions/", [])
+    assert exact.pct == thresholds.SIMULATED_EXACT_PCT == 0.5
+    assert thresholds.resolve("instructions", []).pct == 1
+    assert thresholds.resolve("callgrind/LLC-load-misses/", []).pct == 5
+    assert thresholds.resolve("callgrind/instructions/",
+                              [thresholds.parse_override("instructions=2")]).pct == 2
+    base = cmp.Side(102.0, 1, matching.SINGLE_RUN, [102.0])
+    cont = cmp.Side(103.0, 1, matching.SINGLE_RUN, [103.0])
+    judged = cmp.judge(base, cont, exact, higher_is_better=False, alpha=0.05)
+    assert judged.verdict == cmp.REGRESSION
