@@ -67,6 +67,14 @@ std::string ProfileBuilder::FoldedStack(const ParsedRecord& sample) {
   return stack;
 }
 
+void ProfileBuilder::AddCount(const std::string& symbol,
+                              const std::string& file, int line, uint64_t n) {
+  per_function_[symbol] += n;
+  if (line > 0) per_line_[{file, line, symbol}] += n;
+  samples_ += n;
+  period_sum_ += n;
+}
+
 Profile ProfileBuilder::Finish(const SampleTally& tally, size_t top_n) {
   Profile p;
   p.samples = samples_;

@@ -55,6 +55,11 @@ struct Profile {
 class ProfileBuilder {
  public:
   void Add(const ParsedRecord& sample);
+  // `n` events counted exactly in `symbol`, at `file`:`line` when line > 0,
+  // as a simulator reports them (valgrind's callgrind): the profile's
+  // "samples" are then the events themselves.
+  void AddCount(const std::string& symbol, const std::string& file, int line,
+                uint64_t n);
   // The `top_n` functions and `top_n` source lines with most samples (all
   // when 0).
   Profile Finish(const SampleTally& tally, size_t top_n);

@@ -9,8 +9,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -53,6 +56,102 @@ absl::Status ParseTotals(absl::string_view values, CallgrindDump& dump,
   return absl::OkStatus();
 }
 
+// The body of a dump: "fl=(3) name" / "fn=(7)" set the current file and
+// function (names compressed to "(id)" after their first use in the file),
+// "calls=" announces that the next cost line is a call's inclusive cost, and
+// a cost line is "POSITION... COST..." with positions absolute, "+n"/"-n"
+// relative, or "*" (the Valgrind manual, "Callgrind Format Specification").
+class BodyReader {
+ public:
+  explicit BodyReader(std::vector<CallgrindDump::SelfCost>& out) : out_(out) {}
+
+  void set_positions(absl::string_view spec) {
+    positions_ = absl::StrSplit(spec, ' ', absl::SkipWhitespace());
+    values_.assign(positions_.size(), 0);
+  }
+
+  void Line(absl::string_view line) {
+    if (line.empty()) return;
+    if (absl::ConsumePrefix(&line, "fl=") || absl::ConsumePrefix(&line, "fi=") ||
+        absl::ConsumePrefix(&line, "fe=")) {
+      file_ = Name(line, files_);
+    } else if (absl::ConsumePrefix(&line, "fn=")) {
+      function_ = Name(line, functions_);
+    } else if (absl::ConsumePrefix(&line, "cfi=") ||
+               absl::ConsumePrefix(&line, "cfl=")) {
+      Name(line, files_);
+    } else if (absl::ConsumePrefix(&line, "cfn=")) {
+      Name(line, functions_);
+    } else if (absl::StartsWith(line, "calls=") ||
+               absl::StartsWith(line, "jump=") ||
+               absl::StartsWith(line, "jcnd=")) {
+      skip_next_ = true;
+    } else if (absl::ascii_isdigit(line[0]) || line[0] == '+' ||
+               line[0] == '-' || line[0] == '*') {
+      Cost(line);
+    }
+  }
+
+ private:
+  // "(id) name" defines id, "(id)" uses it, "name" is uncompressed.
+  static std::string Name(absl::string_view text,
+                          std::map<std::string, std::string>& names) {
+    if (!absl::StartsWith(text, "(")) return std::string(text);
+    const size_t close = text.find(')');
+    if (close == absl::string_view::npos) return std::string(text);
+    const std::string id(text.substr(1, close - 1));
+    absl::string_view name = absl::StripLeadingAsciiWhitespace(
+        text.substr(close + 1));
+    if (!name.empty()) names[id] = std::string(name);
+    return names[id];
+  }
+
+  // Decimal, or hexadecimal after "0x" (instruction addresses); 0 if neither.
+  static int64_t Number(absl::string_view text) {
+    int64_t v = 0;
+    const bool ok = absl::StartsWith(text, "0x") ? absl::SimpleHexAtoi(text, &v)
+                                                 : absl::SimpleAtoi(text, &v);
+    return ok ? v : 0;
+  }
+
+  void Cost(absl::string_view line) {
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(line, ' ', absl::SkipWhitespace());
+    int line_number = 0;
+    for (size_t i = 0; i < positions_.size() && i < fields.size(); ++i) {
+      absl::string_view f = fields[i];
+      int64_t v = 0;
+      if (f == "*") {
+        v = values_[i];
+      } else if (absl::ConsumePrefix(&f, "+")) {
+        v = values_[i] + Number(f);
+      } else if (absl::ConsumePrefix(&f, "-")) {
+        v = values_[i] - Number(f);
+      } else {
+        v = Number(f);
+      }
+      values_[i] = v;
+      if (positions_[i] == "line") line_number = static_cast<int>(v);
+    }
+    if (skip_next_) {
+      skip_next_ = false;
+      return;
+    }
+    uint64_t cost = 0;
+    if (fields.size() > positions_.size()) {
+      (void)absl::SimpleAtoi(fields[positions_.size()], &cost);
+    }
+    if (cost != 0) out_.push_back({function_, file_, line_number, cost});
+  }
+
+  std::vector<CallgrindDump::SelfCost>& out_;
+  std::vector<std::string> positions_ = {"line"};
+  std::vector<int64_t> values_ = {0};
+  std::map<std::string, std::string> files_, functions_;
+  std::string file_, function_;
+  bool skip_next_ = false;
+};
+
 }  // namespace
 
 int64_t CallgrindDump::Total(std::string_view event) const {
@@ -70,8 +169,11 @@ absl::StatusOr<CallgrindDump> ParseCallgrindDump(std::string_view std_text,
   CallgrindDump dump;
   absl::string_view summary, totals;
   bool seen_summary = false, seen_totals = false;
+  BodyReader body(dump.self_costs);
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    if (absl::ConsumePrefix(&line, "creator: ")) {
+    if (absl::ConsumePrefix(&line, "positions: ")) {
+      body.set_positions(line);
+    } else if (absl::ConsumePrefix(&line, "creator: ")) {
       dump.creator = std::string(line);
     } else if (absl::ConsumePrefix(&line, "part: ")) {
       (void)absl::SimpleAtoi(line, &dump.part);
@@ -93,6 +195,8 @@ absl::StatusOr<CallgrindDump> ParseCallgrindDump(std::string_view std_text,
       dump.d1 = CacheGeometry(line);
     } else if (absl::ConsumePrefix(&line, "desc: LL cache: ")) {
       dump.ll = CacheGeometry(line);
+    } else {
+      body.Line(line);
     }
   }
   if (dump.events.empty() || !(seen_summary || seen_totals)) {

@@ -43,6 +43,17 @@ struct CallgrindDump {
   // cache simulation.
   std::string i1, d1, ll;
 
+  // The first event's self cost (Ir: instructions) per function and source
+  // line, from the dump's body: cost lines after a "calls=" line are a
+  // callee's inclusive cost and are left out. Line 0: no line information.
+  struct SelfCost {
+    std::string function;
+    std::string file;
+    int line = 0;
+    uint64_t cost = 0;
+  };
+  std::vector<SelfCost> self_costs;
+
   // The total of `event` ("Ir"), or -1 when the dump does not have it.
   int64_t Total(std::string_view event) const;
 };

@@ -52,6 +52,9 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
   pmu_case.body(state);
   state.FinishAfterBody(name);
   meter.Report(gb_state, state.batch_iterations_ / state.sim_steps_);
+  if (gb_state.thread_index() == 0) {
+    RecordSimulatedProfile(pmu_case.index, meter.TakeSelfCosts());
+  }
 }
 
 void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {

@@ -213,6 +213,24 @@ int CommitOutput(std::string_view program, pmubench::OutputFile& output_file) {
   return 0;
 }
 
+// Under callgrind a profile is of instructions, each counted in the measured
+// batch: no sampling event, no call chains.
+absl::Status CheckSimulatedProfileFlags() {
+  const std::string flag = absl::GetFlag(FLAGS_pmubench_profile);
+  if (flag.empty() || flag == "instructions") {
+    if (!absl::GetFlag(FLAGS_pmubench_profile_callchain) &&
+        absl::GetFlag(FLAGS_pmubench_profile_out).empty()) {
+      return absl::OkStatus();
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--pmubench_profile=", flag, " under callgrind: give "
+      "--pmubench_profile=instructions (each function's exact share of the "
+      "measured batch's instructions); sampling events, periods and call "
+      "chains (--pmubench_profile_callchain, --pmubench_profile_out) need "
+      "the kernel's sampling, which cannot run under callgrind"));
+}
+
 // With --pmubench_profile: the display reporter wrapped in the profiling
 // pass (nullptr without the flag). csv has no display reporter of ours: the
 // profile then goes to stderr through a console reporter for stdout's sake.
@@ -244,6 +262,7 @@ absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> MaybeProfile(
       pmubench::ParseProfileFlag(flag, *pmus);
   if (!config.ok()) return config.status();
   config->callchain = callchain;
+  if (pmubench::internal::Callgrind::Running()) config->period = 0;
   pmubench::perf::InitializeSymbolizer(argv0);
   return std::make_unique<pmubench::ProfilingReporter>(
       std::move(display), *std::move(config), format == "console", profiles);
@@ -319,11 +338,8 @@ int pmubench::RunMain(int argc, char** argv) {
       simulate = SimulationFlags();
   if (!simulate.ok()) return BadInput(program, simulate.status().message());
   if (simulate->has_value() || under_callgrind) {
-    if (!absl::GetFlag(FLAGS_pmubench_profile).empty()) {
-      return BadInput(program,
-                      "--pmubench_profile samples the PMU or the kernel's "
-                      "clocks and cannot run under callgrind; drop it or "
-                      "--pmubench_simulate");
+    if (absl::Status s = CheckSimulatedProfileFlags(); !s.ok()) {
+      return BadInput(program, s.message());
     }
   }
   if (simulate->has_value() && !under_callgrind) {

@@ -100,6 +100,23 @@ std::string RegexEscape(std::string_view name) {
   return out;
 }
 
+std::mutex g_simulated_mu;
+std::map<int, std::vector<internal::CallgrindDump::SelfCost>>&
+SimulatedProfiles() {
+  static auto* profiles =
+      new std::map<int, std::vector<internal::CallgrindDump::SelfCost>>();
+  return *profiles;
+}
+
+perf::Profile SimulatedProfile(
+    const std::vector<internal::CallgrindDump::SelfCost>& costs, size_t top) {
+  perf::ProfileBuilder builder;
+  for (const internal::CallgrindDump::SelfCost& c : costs) {
+    builder.AddCount(c.function, c.file, c.line, c.cost);
+  }
+  return builder.Finish(perf::SampleTally{}, top);
+}
+
 const internal::Case* FindCase(const std::string& family) {
   for (const internal::Case* c : internal::RegisteredCases()) {
     if (c->request.name == family) return c;
@@ -137,6 +154,22 @@ absl::StatusOr<ProfileConfig> ParseProfileFlag(std::string_view flag,
 }
 
 namespace internal {
+
+void RecordSimulatedProfile(int case_index,
+                            std::vector<CallgrindDump::SelfCost> costs) {
+  std::lock_guard<std::mutex> lock(g_simulated_mu);
+  SimulatedProfiles()[case_index] = std::move(costs);
+}
+
+std::optional<std::vector<CallgrindDump::SelfCost>> TakeSimulatedProfile(
+    int case_index) {
+  std::lock_guard<std::mutex> lock(g_simulated_mu);
+  auto it = SimulatedProfiles().find(case_index);
+  if (it == SimulatedProfiles().end()) return std::nullopt;
+  std::vector<CallgrindDump::SelfCost> costs = std::move(it->second);
+  SimulatedProfiles().erase(it);
+  return costs;
+}
 
 ProfiledBatch::ProfiledBatch(int thread_index) {
   ProfileSession* session = g_armed.load(std::memory_order_acquire);
@@ -184,6 +217,7 @@ void ProfilingReporter::ProfileRun(const Run& run) {
   const internal::Case* pmu_case = FindCase(run.run_name.function_name);
   std::ostream& out = print_to_display_ ? inner_->GetOutputStream() : std::cerr;
   if (pmu_case == nullptr || pmu_case->family == nullptr) return;
+  if (config_.period == 0) return ProfileSimulatedRun(name, *pmu_case, out);
   perf::SamplerOptions options;
   options.period = config_.period;
   options.callchain = config_.callchain;
@@ -235,11 +269,33 @@ void ProfilingReporter::ProfileRun(const Run& run) {
                        std::move(profile)});
 }
 
+// Under callgrind: the measured batch's own costs, no extra run.
+void ProfilingReporter::ProfileSimulatedRun(const std::string& name,
+                                            const internal::Case& pmu_case,
+                                            std::ostream& out) {
+  std::optional<std::vector<internal::CallgrindDump::SelfCost>> costs =
+      internal::TakeSimulatedProfile(pmu_case.index);
+  if (!costs.has_value()) {
+    out << "  profile of " << name << ": callgrind recorded none\n";
+    return;
+  }
+  perf::Profile profile = SimulatedProfile(*costs, config_.top);
+  PrintProfile(out, config_, profile);
+  profiles_->Add(name, {"callgrind/instructions/", std::move(profile)});
+}
+
 void PrintProfile(std::ostream& out, const ProfileConfig& config,
                   const perf::Profile& profile) {
-  out << absl::StrFormat("  profile %s@%d: %d samples of %d events",
-                         config.event.spec, config.period, profile.samples,
-                         profile.period_sum);
+  if (config.period == 0) {
+    out << absl::StrFormat(
+        "  profile callgrind/instructions/: %d instructions of the measured "
+        "segment, each counted",
+        profile.samples);
+  } else {
+    out << absl::StrFormat("  profile %s@%d: %d samples of %d events",
+                           config.event.spec, config.period, profile.samples,
+                           profile.period_sum);
+  }
   if (profile.tally.lost_samples != 0) {
     out << absl::StrFormat(", %d LOST (ring buffer full)",
                            profile.tally.lost_samples);

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -27,14 +28,19 @@
 #include "benchmark/benchmark.h"
 #include "framework/perf/event_spec.h"
 #include "framework/perf/profile.h"
+#include "framework/runner/callgrind.h"
 
 namespace pmubench {
 namespace perf {
 class Sampler;
 }  // namespace perf
+namespace internal {
+struct Case;
+}  // namespace internal
 
 struct ProfileConfig {
   perf::ResolvedEvent event;
+  // Events per sample; 0 under callgrind: every instruction counted.
   uint64_t period = 0;
   bool callchain = false;
   size_t top = 8;            // functions shown per case
@@ -73,6 +79,15 @@ class ProfileStore {
 
 namespace internal {
 
+// Under callgrind, profiles come from the measured batches themselves: the
+// case runner records the self cost per function and line of each case's
+// last measured segment (thread 0), and the ProfilingReporter takes it
+// instead of re-running the case with a sampler.
+void RecordSimulatedProfile(int case_index,
+                            std::vector<CallgrindDump::SelfCost> costs);
+std::optional<std::vector<CallgrindDump::SelfCost>> TakeSimulatedProfile(
+    int case_index);
+
 // Around each batch of a case (case runner): during the profiling pass,
 // enables a sampler of the calling thread for the batch (thread 0's, which
 // the pass opened; each other thread of a ->Threads(N) case opens its own);
@@ -110,6 +125,8 @@ class ProfilingReporter : public benchmark::BenchmarkReporter {
 
  private:
   void ProfileRun(const Run& run);
+  void ProfileSimulatedRun(const std::string& name,
+                           const internal::Case& pmu_case, std::ostream& out);
 
   std::unique_ptr<benchmark::BenchmarkReporter> inner_;
   ProfileConfig config_;

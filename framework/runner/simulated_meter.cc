@@ -90,6 +90,7 @@ void SimulatedMeter::Report(benchmark::State& gb_state,
     gb_state.counters[r.field()] =
         benchmark::Counter(ratio, benchmark::Counter::kAvgThreads);
   }
+  self_costs_ = std::move((*dumps)[3].self_costs);
 }
 
 absl::StatusOr<std::vector<double>> SimulatedMeter::CalibratePausePair(

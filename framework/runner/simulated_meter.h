@@ -75,6 +75,11 @@ class SimulatedMeter {
   // malformed dump fails the run with the reason. `iterations_per_step` is
   // k for KeepRunningBatch(k), else 1.
   void Report(benchmark::State& gb_state, int64_t iterations_per_step);
+  // After Report: the self costs of the 2n-step segment (profiles of the
+  // batch, profile_pass.h); empty if it could not be read.
+  std::vector<CallgrindDump::SelfCost> TakeSelfCosts() {
+    return std::move(self_costs_);
+  }
 
   // What one empty ResumeTiming..PauseTiming pair counts through State's own
   // code, per event of `set` (the minimum of a few; they are equal).
@@ -88,6 +93,7 @@ class SimulatedMeter {
   SimulatedSegments segments_;
   std::string label_;
   std::array<int, 4> pauses_{};
+  std::vector<CallgrindDump::SelfCost> self_costs_;
 };
 
 }  // namespace pmubench::internal

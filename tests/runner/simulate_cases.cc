@@ -75,6 +75,17 @@ void BM_SimThreads(pmubench::State& state) {
 }
 PMU_BENCHMARK(BM_SimThreads)->Threads(2);
 
+// Two functions apart from the loop, for the profile: 100 and 300 nops.
+__attribute__((noinline)) void Hundred() { PMUBENCH_NOPS(100); }
+__attribute__((noinline)) void ThreeHundred() { PMUBENCH_NOPS(300); }
+void BM_SimProfiled(pmubench::State& state) {
+  for (auto _ : state) {
+    Hundred();
+    ThreeHundred();
+  }
+}
+PMU_BENCHMARK(BM_SimProfiled);
+
 // One node per 64-byte line in a random cycle over range(0) bytes.
 void BM_SimChase(pmubench::State& state) {
   struct alignas(64) Node { Node* next; };

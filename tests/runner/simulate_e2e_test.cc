@@ -199,7 +199,10 @@ TEST_F(SimulateTest, BadInputIsExit2BeforeAnyRun) {
       {"--pmubench_simulate --counters=L1-dcache-load-misses",
        "need --pmubench_simulate=cache"},
       {"--pmubench_simulate --pmubench_profile=cpu-clock",
-       "cannot run under callgrind"},
+       "give --pmubench_profile=instructions"},
+      {"--pmubench_simulate --pmubench_profile=instructions "
+       "--pmubench_profile_callchain",
+       "give --pmubench_profile=instructions"},
   };
   for (const auto& c : cases) {
     const Result r = Run(c.args + " --benchmark_filter=BM_SimNops");
@@ -210,6 +213,29 @@ TEST_F(SimulateTest, BadInputIsExit2BeforeAnyRun) {
         << "nothing written: " << c.args;
     EXPECT_EQ(ReadFile(out_), "") << "no JSON file: " << c.args;
   }
+}
+
+TEST_F(SimulateTest, ProfilesCountEachFunctionsInstructionsExactly) {
+  const Result r = Run(
+      "--pmubench_simulate --pmubench_profile=instructions "
+      "--benchmark_filter=BM_SimProfiled$");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The measured segment is 2n = 20 steps; each step calls both functions,
+  // which differ by 200 nops and nothing else.
+  const std::string json = Json();
+  auto samples = [&](const std::string& symbol) {
+    const size_t at = json.find(symbol + "\", \"samples\": ");
+    if (at == std::string::npos) return -1.0;
+    return std::strtod(json.c_str() + json.find(": ", at + symbol.size()) + 2,
+                       nullptr);
+  };
+  const double hundred = samples("::Hundred()");
+  const double three_hundred = samples("::ThreeHundred()");
+  EXPECT_GT(hundred, 20 * 100);
+  EXPECT_EQ(three_hundred - hundred, 20 * 200);
+  EXPECT_THAT(r.out, HasSubstr("profile callgrind/instructions/"));
+  EXPECT_THAT(json, HasSubstr("\"pmubench_profile_event\": "
+                              "\"callgrind/instructions/\""));
 }
 
 TEST_F(SimulateTest, MissingValgrindNamesThePackage) {

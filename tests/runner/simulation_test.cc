@@ -86,6 +86,41 @@ TEST(CallgrindDumpTest, MalformedDumpsAreErrorsNamingTheFile) {
   }
 }
 
+TEST(CallgrindDumpTest, SelfCostsLeaveOutCallsAndFollowCompressedNames) {
+  // Names defined once and then used by id; relative and repeated
+  // positions; the line after calls= is the callee's inclusive cost.
+  constexpr char kBody[] =
+      "positions: line\n"
+      "events: Ir Dr\n"
+      "summary: 1000 7\n"
+      "\n"
+      "fl=(1) /src/a.cc\n"
+      "fn=(1) outer()\n"
+      "10 5 1\n"
+      "+2 7\n"
+      "cfl=(2) /src/b.cc\n"
+      "cfn=(2) inner()\n"
+      "calls=3 40\n"
+      "13 900 6\n"
+      "* 3\n"
+      "\n"
+      "fl=(2)\n"
+      "fn=(2)\n"
+      "40 85\n"
+      "-1 0\n";
+  absl::StatusOr<CallgrindDump> dump = ParseCallgrindDump(kBody, "f");
+  ASSERT_TRUE(dump.ok()) << dump.status();
+  std::vector<std::string> costs;
+  for (const CallgrindDump::SelfCost& c : dump->self_costs) {
+    costs.push_back(c.function + " " + c.file + ":" + std::to_string(c.line) +
+                    " " + std::to_string(c.cost));
+  }
+  EXPECT_THAT(costs, ElementsAre("outer() /src/a.cc:10 5",
+                                 "outer() /src/a.cc:12 7",
+                                 "outer() /src/a.cc:13 3",
+                                 "inner() /src/b.cc:40 85"));
+}
+
 std::vector<std::string> Fields(const SimulatedEventSet& set) {
   std::vector<std::string> fields;
   for (const SimulatedEvent& e : set.events) fields.push_back(e.field());
