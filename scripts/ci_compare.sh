@@ -411,15 +411,18 @@ has_hardware_pmu() {
 }
 
 # knows_simulate SIDE: the side's binary lists --pmubench_simulate in --help.
+# (Its whole output is read first: grep -q would stop reading early, and
+# under pipefail the binary's SIGPIPE would make the answer no.)
 knows_simulate() {
-  local tree="$trees/$1"
+  local tree="$trees/$1" help
   if [[ -n $run_cmd ]]; then
-    (cd "$tree" && bash -c "$run_cmd \"\$@\"" run-cmd --help) 2>&1
+    help=$(cd "$tree" && bash -c "$run_cmd \"\$@\"" run-cmd --help 2>&1) || true
   elif [[ -n $bazel_target ]]; then
-    (cd "$tree" && "./$bazel_binary" --help) 2>&1
+    help=$(cd "$tree" && "./$bazel_binary" --help 2>&1) || true
   else
-    (cd "$tree" && "build/$binary" --help) 2>&1
-  fi | grep -q -- --pmubench_simulate
+    help=$(cd "$tree" && "build/$binary" --help 2>&1) || true
+  fi
+  [[ $help == *--pmubench_simulate* ]]
 }
 
 # After the base build: whether to count with callgrind (see --simulate).

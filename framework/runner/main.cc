@@ -78,8 +78,9 @@ ABSL_FLAG(std::string, pmubench_simulate, "",
           "of iterations; times are valgrind's, not native.");
 ABSL_FLAG(int64_t, pmubench_simulate_iterations, 0,
           "With --pmubench_simulate: n, the loop steps of the smaller "
-          "measured segment (a batch runs a warm-up of n, 1, n and 2n "
-          "steps); 0: 10, or 100 with cache simulation.");
+          "measured segment (a batch runs n, n, n and 2n steps); 0: 10. "
+          "Instruction counts are exact at any n; simulated misses are "
+          "averaged over n and 2n steps.");
 ABSL_FLAG(std::string, pmubench_simulate_i1, pmubench::internal::kDefaultI1,
           "With --pmubench_simulate=cache: the simulated L1 instruction "
           "cache, SIZE,ASSOCIATIVITY,LINE_SIZE in bytes (valgrind's --I1).");
@@ -128,8 +129,7 @@ SimulationFlags() {
     return absl::InvalidArgumentError(absl::StrCat(
         "--pmubench_simulate_iterations=", options.iterations,
         ": give a whole number from 1 to 1000000000 (0: the default, ",
-        pi::kDefaultSimulatedIterations, ", or ",
-        pi::kDefaultCacheSimulatedIterations, " with cache simulation)"));
+        pi::kDefaultSimulatedIterations, ")"));
   }
   for (const auto& [flag, value] :
        {std::pair<const char*, const std::string&>{"pmubench_simulate_i1",

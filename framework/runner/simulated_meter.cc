@@ -43,7 +43,7 @@ absl::StatusOr<std::vector<CallgrindDump>> SegmentDumps(
 SimulatedSegments SegmentsFor(int64_t n, int64_t gb_max_iterations) {
   n = std::max<int64_t>(1, n);
   SimulatedSegments s;
-  s.steps = {std::max(n, gb_max_iterations - 3 * n - 1), 1, n, 2 * n};
+  s.steps = {std::max(n, gb_max_iterations - 4 * n), n, n, 2 * n};
   return s;
 }
 

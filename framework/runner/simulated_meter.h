@@ -3,13 +3,13 @@
 // Callgrind counts what it simulates exactly, but a batch also runs code
 // that is not the case's (the loop's entry and exit, State's calls, the
 // client requests). So under callgrind a batch is one loop of a fixed number
-// of steps in four segments: a warm-up of w steps, one step, then n, then
-// 2n, with a callgrind dump at the end of each (State::SegmentBoundary:
-// inline and call-free, the same instructions at every boundary). The
-// single step runs the boundary's code once more before the measured
-// segments, so both begin after a boundary the simulated branch predictor
-// and caches have seen twice. The two measured segments begin and end
-// alike, so
+// of steps in four segments: a warm-up of w steps, then n, n and 2n, with a
+// callgrind dump at the end of each (State::SegmentBoundary: inline and
+// call-free, the same instructions at every boundary). Each measured
+// segment (the last two) follows a segment of n steps, so both begin in
+// the same state of the simulated branch predictor and caches (after a
+// short segment the loop's back edge would be mispredicted once more), and
+// they begin and end alike, so
 //
 //   per step = (C(2n) - C(n) - (p(2n) - p(n)) * pause_pair) / n
 //
@@ -40,8 +40,8 @@
 
 namespace pmubench::internal {
 
-// The steps of each segment: w, 1, n, 2n, with w = n, or more when Google
-// Benchmark asks for more than 4n + 1 (a case's ->Iterations(m)).
+// The steps of each segment: w, n, n, 2n, with w = n, or more when Google
+// Benchmark asks for more than 5n (a case's ->Iterations(m)).
 struct SimulatedSegments {
   std::array<int64_t, 4> steps{};
   int64_t total() const { return steps[0] + steps[1] + steps[2] + steps[3]; }

@@ -68,9 +68,7 @@ absl::StatusOr<const SimulationSession*> StartSimulation(
   session->set = *std::move(set);
   session->valgrind = ValgrindVersion(*probe);
   session->geometry = Geometry(*probe);
-  session->iterations = probe->Total("D1mr") >= 0
-                            ? kDefaultCacheSimulatedIterations
-                            : kDefaultSimulatedIterations;
+  session->iterations = kDefaultSimulatedIterations;
   if (requested.has_value() && requested->iterations > 0) {
     session->iterations = requested->iterations;
   }

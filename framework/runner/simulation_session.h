@@ -30,7 +30,7 @@ struct SimulationSession {
   std::string geometry;  // "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64"
                          // as simulated, or "none"
   // Steps of the smaller measured segment (the batch: n, n, 2n).
-  int64_t iterations = kDefaultSimulatedIterations;  // set by the mode
+  int64_t iterations = kDefaultSimulatedIterations;
   // Per event of `set`: what one empty ResumeTiming..PauseTiming pair
   // counts through State's own code.
   std::vector<double> pause_pair;

@@ -128,11 +128,11 @@ TEST_F(SimulateTest, EveryLoopFormCountsExactInstructionsPerIteration) {
   EXPECT_EQ(JsonRunField(json, "BM_SimKeepRunningBatch200", kInstructions) -
                 JsonRunField(json, "BM_SimKeepRunningBatch100", kInstructions),
             100);
-  // Fixed iterations: a warm-up of 10, 1, 10 and 20 steps (x 2 threads).
-  EXPECT_EQ(JsonRunField(json, "BM_SimNops", "iterations"), 41);
-  EXPECT_EQ(JsonRunField(json, "BM_SimThreads/threads:2", "iterations"), 82);
+  // Fixed iterations: segments of 10, 10, 10 and 20 steps (x 2 threads).
+  EXPECT_EQ(JsonRunField(json, "BM_SimNops", "iterations"), 50);
+  EXPECT_EQ(JsonRunField(json, "BM_SimThreads/threads:2", "iterations"), 100);
   EXPECT_EQ(JsonRunField(json, "BM_SimKeepRunningBatch100", "iterations"),
-            4 * 41);
+            4 * 50);
   EXPECT_EQ(ContextValue(json, "pmubench_backend"), "callgrind");
   EXPECT_THAT(ContextValue(json, "pmubench_valgrind"), HasSubstr("valgrind-3."));
   EXPECT_EQ(ContextValue(json, "pmubench_cache_geometry"), "none");
@@ -155,13 +155,14 @@ TEST_F(SimulateTest, TwoRunsGiveBitIdenticalCounts) {
     EXPECT_FALSE(std::isnan(a)) << name;
     EXPECT_EQ(a, JsonRunField(second, name, kInstructions)) << name;
   }
-  // 25 steps: 25 + 1 + 25 + 50.
-  EXPECT_EQ(JsonRunField(first, "BM_SimNops", "iterations"), 101);
+  // 25 steps: 25 + 25 + 25 + 50.
+  EXPECT_EQ(JsonRunField(first, "BM_SimNops", "iterations"), 125);
 }
 
 TEST_F(SimulateTest, CacheSimulationSeesMissesAndMispredictions) {
+  // Misses averaged over 100 and 200 steps.
   const Result r = Run(
-      "--pmubench_simulate=cache "
+      "--pmubench_simulate=cache --pmubench_simulate_iterations=100 "
       "--benchmark_filter='BM_SimChase|BM_SimBranch'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string json = Json();
