@@ -16,6 +16,25 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+# A Google Benchmark "binary" for ci_compare.sh tests (run as
+# `python3 bench.py FLAGS` in a test repository): writes to --benchmark_out
+# --benchmark_repetitions runs of one case whose instructions counter is the
+# number in the first line of count.txt.
+FAKE_BENCH = """\
+import json, sys
+args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--"))
+per_iteration = float(open("count.txt").read().split()[0])
+runs = [{"name": "BM_Fake", "run_name": "BM_Fake", "run_type": "iteration",
+         "repetitions": int(args["benchmark_repetitions"]),
+         "repetition_index": i, "threads": 1, "iterations": 1000,
+         "real_time": 10.0 + i * 0.01, "cpu_time": 10.0 + i * 0.01,
+         "time_unit": "ns", "instructions": per_iteration}
+        for i in range(int(args["benchmark_repetitions"]))]
+with open(args["benchmark_out"], "w") as f:
+    json.dump({"context": {"library_build_type": "release"},
+               "benchmarks": runs}, f)
+"""
 FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 # The tools are documented to run under Debian's python3, which has scipy
 # and matplotlib; the python3 on PATH may be a shim without them.

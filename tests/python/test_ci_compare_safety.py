@@ -29,27 +29,13 @@ import time
 
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import FAKE_BENCH, REPO_ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 SCRIPT = REPO_ROOT / "scripts" / "ci_compare.sh"
 
-# A Google Benchmark "binary": writes --benchmark_repetitions runs of one case.
-_BENCH = """\
-import json, sys
-args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--"))
-per_iteration = float(open("count.txt").read().split()[0])
-runs = [{"name": "BM_Fake", "run_name": "BM_Fake", "run_type": "iteration",
-         "repetitions": int(args["benchmark_repetitions"]),
-         "repetition_index": i, "threads": 1, "iterations": 1000,
-         "real_time": 10.0 + i * 0.01, "cpu_time": 10.0 + i * 0.01,
-         "time_unit": "ns", "instructions": per_iteration}
-        for i in range(int(args["benchmark_repetitions"]))]
-with open(args["benchmark_out"], "w") as f:
-    json.dump({"context": {"library_build_type": "release"},
-               "benchmarks": runs}, f)
-"""
+_BENCH = FAKE_BENCH
 
 
 def _git(repo, *args):

@@ -17,6 +17,8 @@ import subprocess
 
 import pytest
 
+from conftest import FAKE_BENCH
+
 _CMAKE = """\
 cmake_minimum_required(VERSION 3.18)
 project(tiny LANGUAGES CXX)
@@ -85,22 +87,7 @@ def test_ci_recipe_builds_both_revisions_and_fails_on_the_regression(tmp_path, r
 
 
 # A "benchmark binary" of any project: a script that writes Google Benchmark
-# JSON to --benchmark_out with --benchmark_repetitions runs of one case whose
-# instructions counter is the number in its first line.
-_FAKE_BENCH = """\
-import json, sys
-args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--"))
-per_iteration = float(open("count.txt").read().split()[0])
-runs = [{"name": "BM_Fake", "run_name": "BM_Fake", "run_type": "iteration",
-         "repetitions": int(args["benchmark_repetitions"]),
-         "repetition_index": i, "threads": 1, "iterations": 1000,
-         "real_time": 10.0 + i * 0.01, "cpu_time": 10.0 + i * 0.01,
-         "time_unit": "ns", "instructions": per_iteration}
-        for i in range(int(args["benchmark_repetitions"]))]
-with open(args["benchmark_out"], "w") as f:
-    json.dump({"context": {"library_build_type": "release"},
-               "benchmarks": runs}, f)
-"""
+_FAKE_BENCH = FAKE_BENCH
 
 
 def _fake_project(tmp_path, repo_root, counts):

@@ -32,6 +32,7 @@ namespace {
 
 using ::pmubench::testing::CasesBinary;
 using ::pmubench::testing::JsonRunField;
+using ::pmubench::testing::ListDir;
 using ::pmubench::testing::ReadFile;
 using ::pmubench::testing::Result;
 using ::pmubench::testing::RunShell;
@@ -39,18 +40,6 @@ using ::pmubench::testing::RunShell;
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::vector<std::string> ListDir(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(d);
-  }
-  return names;
-}
 
 class E2eTest : public ::testing::Test {
  protected:

@@ -5,7 +5,6 @@
 // Valgrind cannot run a binary built with AddressSanitizer: the Bazel
 // --config=asan build skips these tests (saying so); the CMake build runs
 // them, and CI installs valgrind.
-#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +22,7 @@ namespace {
 
 using ::pmubench::testing::CasesBinary;
 using ::pmubench::testing::JsonRunField;
+using ::pmubench::testing::ListDir;
 using ::pmubench::testing::ReadFile;
 using ::pmubench::testing::Result;
 using ::pmubench::testing::RunShell;
@@ -40,18 +40,6 @@ bool BuiltWithAsan() {
 #endif
 #endif
   return false;
-}
-
-std::vector<std::string> ListDir(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(d);
-  }
-  return names;
 }
 
 // The string value of a context key, or "".

@@ -3,6 +3,8 @@
 #ifndef PMUBENCH_TESTS_RUNNER_TEXT_OF_RUNS_H_
 #define PMUBENCH_TESTS_RUNNER_TEXT_OF_RUNS_H_
 
+#include <dirent.h>
+
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
@@ -44,6 +46,19 @@ inline std::vector<size_t> FieldEnds(const std::string& line) {
     }
   }
   return ends;
+}
+
+// The names in `dir` (not "." and ".."), in readdir order.
+inline std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    closedir(d);
+  }
+  return names;
 }
 
 // The numeric field `field` of the first JSON run named `name` in Google
