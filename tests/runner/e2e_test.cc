@@ -512,6 +512,51 @@ TEST_F(E2eTest, FileAndStdoutJsonAreStrictWithAZeroCounter) {
   }
 }
 
+// Reads each JSON file named on its command line with Python's json module
+// (strict: a raw control character or bytes that are not UTF-8 fail) and
+// checks the names and labels of e2e_cases.cc's PMUBENCH_TEST_HOSTILE_NAMES
+// cases: every byte 1..255 (a 0 ends the C string) decoded as UTF-8 with
+// errors="replace", and the printable name unchanged.
+constexpr char kHostileNamesCheck[] = R"py(
+import json, sys
+every = bytes(range(1, 256)).decode("utf-8", errors="replace")
+printable = "".join(map(chr, range(0x20, 0x7f))) + "\u00e9\u540d\U0001f600"
+want = {"BM_AllBytes_" + every + "/iterations:8": every,
+        "BM_Printable_" + printable + "/iterations:8": every}
+for path in sys.argv[1:]:
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f, parse_constant=lambda c: sys.exit("non-finite " + c))
+    got = {b["name"]: b.get("label") for b in doc["benchmarks"]}
+    if got != want:
+        sys.exit(path + ": got " + ascii(got))
+    for b in doc["benchmarks"]:
+        if b["name"] != b["run_name"]:
+            sys.exit(path + ": run_name " + ascii(b["run_name"]))
+)py";
+
+TEST_F(E2eTest, EveryByteInANameOrLabelGivesStrictJson) {
+  if (access("/usr/bin/python3", X_OK) != 0) {
+    GTEST_SKIP() << "/usr/bin/python3 is needed as the strict JSON parser";
+  }
+  const std::string file = dir_ + "/names.json";
+  const std::string args =
+      "--counters=task-clock --benchmark_filter='^BM_(AllBytes|Printable)_' ";
+  setenv("PMUBENCH_TEST_HOSTILE_NAMES", "1", 1);
+  const Result to_file = RunCases(args + "--benchmark_out=" + file);
+  const Result to_stdout = RunCases(args + "--benchmark_format=json");
+  unsetenv("PMUBENCH_TEST_HOSTILE_NAMES");
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
+  const std::string stdout_copy = dir_ + "/stdout.json";
+  std::ofstream(stdout_copy) << to_stdout.out;
+  const std::string script = dir_ + "/check.py";
+  std::ofstream(script) << kHostileNamesCheck;
+  const Result check = RunShell(
+      "/usr/bin/python3 '" + script + "' '" + file + "' '" + stdout_copy + "'",
+      dir_ + "/check.out");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
 // --pmubench_profile: BM_TouchPages faults 4 fresh pages per iteration and
 // nothing else, so page-faults@1 gives exactly 4 x 64 samples, all in it.
 TEST_F(E2eTest, PageFaultProfileIsExactAndAllInTouchPages) {
