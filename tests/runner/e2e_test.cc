@@ -624,6 +624,75 @@ TEST_F(E2eTest, ProfileIsAFieldOfTheJsonRun) {
   EXPECT_THAT(text, HasSubstr("\"pmubench_profile_lost_samples\": 0,"));
 }
 
+// Every output path is checked before the first case runs: a folded-stacks
+// file in a directory that does not exist is exit 2 naming it and the fix,
+// nothing runs, and --benchmark_out is not written.
+TEST_F(E2eTest, BadProfileOutputPathExitsTwoBeforeRunning) {
+  const std::string folded = dir_ + "/nonexistent/s.folded";
+  const Result r = RunCases(
+      "--benchmark_filter=BM_TouchPages --pmubench_profile=page-faults@1 "
+      "--pmubench_profile_callchain --pmubench_profile_out=" + folded +
+      " --benchmark_out=" + dir_ + "/keep.json");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--pmubench_profile_out=" + folded));
+  EXPECT_THAT(r.err, HasSubstr("does not exist; create it first"));
+  EXPECT_THAT(r.out, Not(HasSubstr("BM_TouchPages")));
+  EXPECT_THAT(ListDir(dir_), ::testing::IsEmpty());
+}
+
+// Fills the file system at `dir` (a small tmpfs) up to its last byte.
+void FillUp(const std::string& dir) {
+  const int fd = open((dir + "/filler").c_str(), O_WRONLY | O_CREAT, 0644);
+  const std::string block(512, 'f');
+  while (write(fd, block.data(), block.size()) > 0) {
+  }
+  close(fd);
+}
+
+// An output file that cannot be written at the end (its file system is
+// full) fails the run with exit 1 naming it, and the other output file is
+// written all the same: the folded stacks, then --benchmark_out.
+TEST_F(E2eTest, AnOutputThatFailsDoesNotDiscardTheOther) {
+  const std::string small = dir_ + "/small";
+  ASSERT_EQ(mkdir(small.c_str(), 0755), 0);
+  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=4k") != 0) {
+    const int error = errno;
+    rmdir(small.c_str());
+    GTEST_SKIP() << "cannot mount a small tmpfs (" << strerror(error)
+                 << "): needs CAP_SYS_ADMIN";
+  }
+  FillUp(small);
+  const std::string run =
+      "--benchmark_filter=BM_TouchPages --counters=page-faults "
+      "--pmubench_profile=page-faults@1 --pmubench_profile_callchain ";
+  const Result folded_full = RunCases(
+      run + "--pmubench_profile_out=" + small + "/s.folded --benchmark_out=" +
+      dir_ + "/keep.json");
+  const Result json_full = RunCases(
+      run + "--pmubench_profile_out=" + dir_ + "/keep.folded " +
+      "--benchmark_out=" + small + "/out.json");
+  const std::vector<std::string> left = ListDir(small);
+  umount(small.c_str());
+  rmdir(small.c_str());
+  EXPECT_THAT(left, ::testing::ElementsAre("filler"));
+
+  EXPECT_EQ(folded_full.exit_code, 1) << folded_full.err;
+  EXPECT_THAT(folded_full.err,
+              ContainsRegex("--pmubench_profile_out: [^\n]*s.folded[^\n]*"
+                            "No space left on device"));
+  const std::string json = ReadFile(dir_ + "/keep.json");
+  ASSERT_GE(json.size(), 4u);
+  EXPECT_EQ(json.substr(json.size() - 4), "]\n}\n");
+  EXPECT_THAT(json, HasSubstr("\"pmubench_profile\""));
+
+  EXPECT_EQ(json_full.exit_code, 1) << json_full.err;
+  EXPECT_THAT(json_full.err,
+              ContainsRegex("--benchmark_out: [^\n]*out.json[^\n]*"
+                            "No space left on device"));
+  EXPECT_THAT(ReadFile(dir_ + "/keep.folded"),
+              HasSubstr("BM_TouchPages/4/iterations:64;"));
+}
+
 TEST_F(E2eTest, BadProfileFlagsExitTwo) {
   EXPECT_EQ(RunCases("--pmubench_profile=page-faults@0").exit_code, 2);
   EXPECT_EQ(RunCases("--pmubench_profile=page-faults@x").exit_code, 2);
