@@ -123,6 +123,24 @@ void BM_UntilKilled(benchmark::State& state) {
   return true;
 }();
 
+// Registered only when PMUBENCH_TEST_RENAMED is set: BM_TouchPages with its
+// own events, renamed with ->Name() to a name with '/' in it. It must count,
+// print and profile as any other case does.
+void BM_ToBeRenamed(pmubench::State& state) {
+  const auto per_iteration = static_cast<size_t>(state.range(0));
+  FreshPages pages(per_iteration * static_cast<size_t>(state.max_iterations));
+  for (auto _ : state) pages.TouchNext(per_iteration);
+}
+
+[[maybe_unused]] const bool kRenamedRegistered = [] {
+  if (std::getenv("PMUBENCH_TEST_RENAMED") == nullptr) return false;
+  PMU_BENCHMARK_WITH_COUNTERS(BM_ToBeRenamed, "task-clock,page-faults")
+      ->Name("BM_Renamed/with/slashes")
+      ->Arg(4)
+      ->Iterations(64);
+  return true;
+}();
+
 // Registered only when PMUBENCH_TEST_HOSTILE_NAMES is set: a PMU case whose
 // name (->Name) and label (SetLabel) hold every byte value, 1..255 then 0
 // (Google Benchmark writes both as C strings: a 0 ends them), and one named

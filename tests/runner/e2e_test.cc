@@ -693,6 +693,29 @@ TEST_F(E2eTest, AnOutputThatFailsDoesNotDiscardTheOther) {
               HasSubstr("BM_TouchPages/4/iterations:64;"));
 }
 
+// A case renamed with ->Name() to a name with '/' in it counts its own
+// events and prints them in their order, and is profiled into the console,
+// the JSON and the folded stacks, as any case.
+TEST_F(E2eTest, RenamedCaseIsCountedFormattedAndProfiled) {
+  const std::string folded = dir_ + "/renamed.folded";
+  const std::string json = dir_ + "/renamed.json";
+  setenv("PMUBENCH_TEST_RENAMED", "1", 1);
+  const Result r = RunCases(
+      "--benchmark_filter=BM_Renamed --pmubench_profile=page-faults@1 "
+      "--pmubench_profile_callchain --pmubench_profile_out=" + folded +
+      " --benchmark_out=" + json);
+  unsetenv("PMUBENCH_TEST_RENAMED");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string name = "BM_Renamed/with/slashes/4/iterations:64";
+  EXPECT_THAT(r.out, ContainsRegex(name + " [^\n]* task-clock=[^\n ]+ "
+                                          "page-faults=4\n"));
+  EXPECT_THAT(r.out, ContainsRegex("profile page-faults@1: [0-9]+ samples"));
+  EXPECT_THAT(r.out, ContainsRegex("      256  [^\n]*Touch"));
+  EXPECT_THAT(ReadFile(folded), HasSubstr(name + ";"));
+  EXPECT_THAT(ReadFile(json), HasSubstr("\"pmubench_profile_event\": "
+                                        "\"page-faults@1\""));
+}
+
 TEST_F(E2eTest, BadProfileFlagsExitTwo) {
   EXPECT_EQ(RunCases("--pmubench_profile=page-faults@0").exit_code, 2);
   EXPECT_EQ(RunCases("--pmubench_profile=page-faults@x").exit_code, 2);
