@@ -85,8 +85,11 @@ void RemoveIfStale(int dir_fd, const char* name) {
   const pid_t pid = TemporaryPid(name);
   if (pid <= 0 || pid == ::getpid()) return;
   if (::kill(pid, 0) == 0 || errno != ESRCH) return;  // alive, or unknown
-  const int fd =
-      ::openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  // Open for writing where possible: NFS emulates flock(2) with POSIX
+  // locks, and an exclusive one needs a descriptor open for writing.
+  const int flags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+  int fd = ::openat(dir_fd, name, O_RDWR | flags);
+  if (fd < 0) fd = ::openat(dir_fd, name, O_RDONLY | flags);
   if (fd < 0) return;
   struct stat opened, named;
   const bool ours = ::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode) &&
