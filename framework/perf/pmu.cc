@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -42,6 +43,25 @@ absl::StatusOr<int> ParseBit(absl::string_view text, absl::string_view whole) {
         "format \"", whole, "\": bit \"", text, "\" is not a number in 0..63"));
   }
   return bit;
+}
+
+// A CPU number of a cpu list: decimal digits only (no sign, no spaces),
+// below kCpuLimit; nullopt otherwise.
+std::optional<int> ParseCpuNumber(absl::string_view text) {
+  if (text.empty() || text.size() > 5) return std::nullopt;
+  int cpu = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    cpu = cpu * 10 + (c - '0');
+  }
+  if (cpu >= kCpuLimit) return std::nullopt;
+  return cpu;
+}
+
+// At most the first 40 characters of `text`, for an error message.
+std::string Excerpt(absl::string_view text) {
+  if (text.size() <= 40) return std::string(text);
+  return absl::StrCat(text.substr(0, 40), "...");
 }
 
 // Reads events/<alias> plus its .scale and .unit companions. Other
@@ -161,20 +181,26 @@ absl::StatusOr<std::vector<int>> PmuRegistry::ParseCpuList(
   std::vector<int> cpus;
   const absl::string_view text = absl::StripAsciiWhitespace(AsAbsl(list_text));
   if (text.empty()) return cpus;
+  int next = 0;  // the lowest CPU the next part may name
   for (absl::string_view part : absl::StrSplit(text, ',')) {
     const size_t dash = part.find('-');
-    int lo = 0;
-    int hi = 0;
-    bool ok = absl::SimpleAtoi(part.substr(0, dash), &lo);
-    hi = lo;
-    if (ok && dash != absl::string_view::npos) {
-      ok = absl::SimpleAtoi(part.substr(dash + 1), &hi);
-    }
-    if (!ok || lo < 0 || hi < lo) {
+    std::optional<int> lo = ParseCpuNumber(part.substr(0, dash));
+    std::optional<int> hi = lo;
+    if (dash != absl::string_view::npos) hi = ParseCpuNumber(part.substr(dash + 1));
+    if (!lo || !hi || *hi < *lo) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "cpu list \"", text, "\": \"", part, "\" is not N or N-M"));
+          "cpu list \"", Excerpt(text), "\": \"", Excerpt(part),
+          "\" is not N or N-M with N <= M, decimal CPU numbers below ",
+          kCpuLimit));
     }
-    for (int cpu = lo; cpu <= hi; ++cpu) cpus.push_back(cpu);
+    if (*lo < next) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cpu list \"", Excerpt(text), "\": \"", Excerpt(part),
+          "\" does not come after the part before it (the kernel lists "
+          "CPUs in ascending order, each once)"));
+    }
+    for (int cpu = *lo; cpu <= *hi; ++cpu) cpus.push_back(cpu);
+    next = *hi + 1;
   }
   return cpus;
 }

@@ -19,6 +19,12 @@ namespace pmubench::perf {
 
 inline constexpr char kDefaultSysfsRoot[] = "/sys/bus/event_source/devices";
 
+// CPU numbers in a sysfs cpu list are below this. The kernel's own limit is
+// CONFIG_NR_CPUS, at most 8192 in mainline Kconfig (x86_64 MAXSMP, powerpc;
+// arm64 4096); 65536 leaves room for larger machines while bounding a
+// parsed list to 256 KiB whatever the file holds.
+inline constexpr int kCpuLimit = 1 << 16;
+
 // One contiguous bit range of a format field: bits [lo, hi] of
 // perf_event_attr.config (word 0), config1 (word 1) or config2 (word 2).
 struct BitRange {
@@ -101,7 +107,11 @@ class PmuRegistry {
   // Parses one format file's content ("config:0-7,21", "config1:0-63").
   static absl::StatusOr<FormatField> ParseFormat(std::string_view text);
 
-  // Parses a kernel cpu list ("0-3,8,10-11") into {0, 1, 2, 3, 8, 10, 11}.
+  // Parses a kernel cpu list ("0-3,8,10-11") into {0, 1, 2, 3, 8, 10, 11}:
+  // decimal CPU numbers below kCpuLimit, single or LO-HI ranges, each part
+  // above the one before (as the kernel prints a cpumask, bitmap_print_list).
+  // Anything else is InvalidArgument naming the part, so the list holds at
+  // most kCpuLimit entries whatever the text.
   static absl::StatusOr<std::vector<int>> ParseCpuList(std::string_view text);
 
  private:

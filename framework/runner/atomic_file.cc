@@ -1,11 +1,14 @@
 #include "framework/runner/atomic_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -58,6 +61,74 @@ class TerminationSignalsBlocked {
   sigset_t previous_;
 };
 
+constexpr std::string_view kTemporaryMarker = ".pmubench-tmp-";
+
+// The pid in a named temporary's file name ("<name>.pmubench-tmp-<pid>"),
+// or 0 when the name is not one.
+pid_t TemporaryPid(std::string_view name) {
+  const size_t at = name.rfind(kTemporaryMarker);
+  if (at == std::string_view::npos || at == 0) return 0;
+  const std::string_view digits = name.substr(at + kTemporaryMarker.size());
+  if (digits.empty() || digits.size() > 10) return 0;
+  long long pid = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return 0;
+    pid = pid * 10 + (c - '0');
+  }
+  return pid > INT_MAX ? 0 : static_cast<pid_t>(pid);
+}
+
+// Removes `name` from the directory `dir_fd` if it is a named temporary that
+// a killed writer left: a regular file of this user, its process gone, its
+// lock not held. Anything that cannot be proven stale is kept.
+void RemoveIfStale(int dir_fd, const char* name) {
+  const pid_t pid = TemporaryPid(name);
+  if (pid <= 0 || pid == ::getpid()) return;
+  if (::kill(pid, 0) == 0 || errno != ESRCH) return;  // alive, or unknown
+  // Open for writing where possible: NFS emulates flock(2) with POSIX
+  // locks, and an exclusive one needs a descriptor open for writing.
+  const int flags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+  int fd = ::openat(dir_fd, name, O_RDWR | flags);
+  if (fd < 0) fd = ::openat(dir_fd, name, O_RDONLY | flags);
+  if (fd < 0) return;
+  struct stat opened, named;
+  const bool ours = ::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode) &&
+                    opened.st_uid == ::geteuid();
+  // A writer holds its lock until the rename (a file system without locks
+  // fails with another errno: the pid alone decides there).
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  if (ours && !held &&
+      ::fstatat(dir_fd, name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+      named.st_dev == opened.st_dev && named.st_ino == opened.st_ino) {
+    ::unlinkat(dir_fd, name, 0);
+  }
+  ::close(fd);
+}
+
+// The named temporaries of killed writers in `dir` (RemoveIfStale).
+void RemoveStaleTemporaries(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (const dirent* entry = ::readdir(d)) {
+    RemoveIfStale(::dirfd(d), entry->d_name);
+  }
+  ::closedir(d);
+}
+
+// Creates the named temporary `temp` for this process alone (O_EXCL: never
+// through a symlink or into another's file), locked until it is closed. A
+// file already of that name was left by an earlier process of this pid.
+int CreateTemporary(const std::string& temp) {
+  const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(temp.c_str(), flags, 0666);
+  if (fd < 0 && errno == EEXIST) {
+    ::unlink(temp.c_str());
+    fd = ::open(temp.c_str(), flags, 0666);
+  }
+  if (fd >= 0) ::flock(fd, LOCK_EX);  // best effort: see RemoveIfStale
+  return fd;
+}
+
 void SyncDirectory(const std::string& dir) {
   // Makes the new name durable; some file systems refuse fsync on a
   // directory (EINVAL), which does not make the file less whole.
@@ -68,6 +139,10 @@ void SyncDirectory(const std::string& dir) {
 }
 
 }  // namespace
+
+std::string AtomicFile::TemporaryName(const std::string& path, pid_t pid) {
+  return absl::StrCat(path, perf::AsAbsl(kTemporaryMarker), pid);
+}
 
 AtomicFile::~AtomicFile() {
   if (unnamed_fd_ >= 0) ::close(unnamed_fd_);
@@ -110,6 +185,7 @@ absl::Status AtomicFile::Open(const std::string& path) {
 }
 
 absl::Status AtomicFile::Commit(std::string_view content) {
+  RemoveStaleTemporaries(DirectoryOf(path_));
   if (unnamed_fd_ < 0) return CommitNamed(content);
   if (const int error = WriteAll(unnamed_fd_, content); error != 0) {
     return ErrnoError(path_, "write", error);
@@ -135,9 +211,11 @@ absl::Status AtomicFile::LinkUnnamed() {
   }
   if (errno != EEXIST) return ErrnoError(path_, "linkat", errno);
   // The target exists: link under a temporary name, then rename(2) over it.
-  const std::string temp = absl::StrCat(path_, ".tmp.", ::getpid());
+  // The lock taken on the open file holds for that name too.
+  const std::string temp = TemporaryName(path_, ::getpid());
   TerminationSignalsBlocked blocked;
-  ::unlink(temp.c_str());  // a leftover of a killed earlier process
+  ::flock(unnamed_fd_, LOCK_EX);
+  ::unlink(temp.c_str());  // a leftover of an earlier process of this pid
   if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, temp.c_str(),
                AT_SYMLINK_FOLLOW) != 0) {
     return ErrnoError(temp, "linkat", errno);
@@ -151,10 +229,9 @@ absl::Status AtomicFile::LinkUnnamed() {
 }
 
 absl::Status AtomicFile::CommitNamed(std::string_view content) {
-  const std::string temp = absl::StrCat(path_, ".tmp.", ::getpid());
+  const std::string temp = TemporaryName(path_, ::getpid());
   TerminationSignalsBlocked blocked;
-  const int fd = ::open(temp.c_str(),
-                        O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  const int fd = CreateTemporary(temp);
   if (fd < 0) return ErrnoError(temp, "open", errno);
   int error = WriteAll(fd, content);
   std::string_view failed = "write";
@@ -162,16 +239,18 @@ absl::Status AtomicFile::CommitNamed(std::string_view content) {
     error = errno;
     failed = "fsync";
   }
-  if (::close(fd) != 0 && error == 0) {
-    error = errno;
-    failed = "close";
-  }
+  // Renamed while still open: the lock holds until the name is gone.
   if (error == 0 && ::rename(temp.c_str(), path_.c_str()) != 0) {
     error = errno;
     failed = "rename";
   }
+  const bool renamed = error == 0;
+  if (::close(fd) != 0 && error == 0) {
+    error = errno;
+    failed = "close";
+  }
   if (error != 0) {
-    ::unlink(temp.c_str());
+    ::unlink(renamed ? path_.c_str() : temp.c_str());
     return ErrnoError(path_, failed, error);
   }
   SyncDirectory(DirectoryOf(path_));

@@ -11,9 +11,20 @@
 // Where the file system has no O_TMPFILE (it fails with EOPNOTSUPP or
 // EISDIR), Commit() writes a named temporary file beside the target with
 // SIGINT, SIGTERM, SIGQUIT and SIGHUP blocked, removes it on any error, and
-// renames it into place; only SIGKILL during that window can leave it.
+// renames it into place; only SIGKILL (or another signal that cannot be
+// blocked) during that window can leave it.
+//
+// A named temporary is "<target>.pmubench-tmp-<pid>", created with O_EXCL
+// and held under flock(2) until it is renamed. Commit() first removes the
+// temporaries that killed writers left in the target's directory, and only
+// those provably stale: a regular file of that name pattern, owned by this
+// user, whose process is gone (kill(pid, 0) fails with ESRCH) and whose
+// lock nobody holds (which also covers a writer in another PID namespace or
+// on another NFS client).
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_ATOMIC_FILE_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_ATOMIC_FILE_H_
+
+#include <sys/types.h>
 
 #include <string>
 #include <string_view>
@@ -43,6 +54,9 @@ class AtomicFile {
   absl::Status Commit(std::string_view content);
 
   const std::string& path() const { return path_; }
+
+  // The named temporary a process `pid` writes for `path`.
+  static std::string TemporaryName(const std::string& path, pid_t pid);
 
  private:
   absl::Status LinkUnnamed();

@@ -52,7 +52,7 @@ void CapturedReporter::Drain() {
   const std::string text = std::move(buffer_).str();
   buffer_.str("");
   if (text.empty()) return;
-  sink_(strict_json_ ? NullForNonFinite(text) : text);
+  sink_(strict_json_ ? StrictJson(text) : text);
 }
 
 std::unique_ptr<benchmark::BenchmarkReporter> ReporterForFormat(

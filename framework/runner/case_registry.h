@@ -39,10 +39,15 @@ const Case* AddCase(CaseRequest request, CaseBody body);
 void SetCaseFamily(const Case& registered,
                    benchmark::internal::Benchmark* family);
 
-// Every PMU case registered so far, in registration order.
+// Every PMU case registered so far, in registration order. Each case's
+// request.name is its name as Google Benchmark runs it now: a case renamed
+// with ->Name() after registration carries its new name (the name of its
+// runs, run_name.function_name), so planning, the console and the profiling
+// pass find it under that name.
 std::vector<const Case*> RegisteredCases();
 
-// Their requests, in registration order (the planning input).
+// Their requests, in registration order (the planning input), names as
+// above.
 std::vector<CaseRequest> RegisteredRequests();
 
 }  // namespace internal

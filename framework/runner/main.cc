@@ -1,15 +1,19 @@
 // main() of pmubench_main: Google Benchmark's flags plus ours, the counter
-// session checked before any benchmark runs, the pmubench console reporter,
-// and a --benchmark_out file written whole or not at all, as strict JSON.
+// session and every output path checked before any benchmark runs, the
+// pmubench console reporter, and the output files (--benchmark_out, as
+// strict JSON, and --pmubench_profile_out) each written whole or not at all.
 //
 // Exit status: 0 after a run (a case that failed is marked failed in the
 // console and JSON), 2 on bad input: an unknown flag, a Google Benchmark
 // flag with a bad value, an event that is unknown, malformed, missing on this
-// machine or not permitted, an output file that cannot be created, or a
-// --benchmark_filter that runs nothing; 1 when the --benchmark_out file
-// could not be written whole (no file is left then).
+// machine or not permitted, an output file that cannot be created (checked
+// before the first case), or a --benchmark_filter that runs nothing; 1 when
+// an output file could not be written whole at the end (that file is not
+// left, stderr names it, and the other output files are written all the
+// same).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -268,18 +272,69 @@ absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> MaybeProfile(
       std::move(display), *std::move(config), format == "console", profiles);
 }
 
-// --pmubench_profile_out: the folded stacks of every profiled case.
-absl::Status WriteFolded(benchmark::BenchmarkReporter* display) {
+// --pmubench_profile_out, checked before the first case runs (its directory
+// exists and can be written) and held open for WriteFolded. A relative path
+// is resolved as --benchmark_out's is.
+absl::Status OpenFolded(pmubench::AtomicFile& file) {
   const std::string path = absl::GetFlag(FLAGS_pmubench_profile_out);
+  if (path.empty()) return absl::OkStatus();
+  const std::string resolved = pmubench::ResolveOutputPath(path);
+  if (absl::Status s = file.Open(resolved); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--pmubench_profile_out=", path,
+        resolved == path ? "" : " (in $BUILD_WORKING_DIRECTORY)", ": ",
+        s.message()));
+  }
+  return absl::OkStatus();
+}
+
+// After the run: the folded stacks of every profiled case, written whole to
+// the file OpenFolded opened, or why not.
+int WriteFolded(std::string_view program,
+                benchmark::BenchmarkReporter* display,
+                pmubench::AtomicFile& file) {
+  if (file.path().empty()) return 0;
   auto* profiling = dynamic_cast<pmubench::ProfilingReporter*>(display);
-  if (path.empty() || profiling == nullptr) return absl::OkStatus();
+  if (profiling == nullptr) {
+    std::cerr << program << ": note: --pmubench_profile_out=" << file.path()
+              << " was not written: --benchmark_format=csv takes no profile\n";
+    return 0;
+  }
   std::string text;
   for (const auto& [stack, n] : profiling->folded()) {
     absl::StrAppend(&text, stack, " ", n, "\n");
   }
-  pmubench::AtomicFile file;
-  if (absl::Status s = file.Open(path); !s.ok()) return s;
-  return file.Commit(text);
+  if (absl::Status s = file.Commit(text); !s.ok()) {
+    std::cerr << program << ": error: --pmubench_profile_out: " << s.message()
+              << "; no file was written\n";
+    return 1;
+  }
+  return 0;
+}
+
+// After the run: every output file written that can be. One that fails
+// (exit 1, named on stderr) does not keep the others from being written.
+int WriteOutputs(std::string_view program, size_t ran,
+                 benchmark::BenchmarkReporter* display,
+                 pmubench::AtomicFile& folded,
+                 pmubench::OutputFile& output_file) {
+  if (ran == 0) {
+    // Google Benchmark has said why (no match, or a bad --benchmark_filter);
+    // empty output files would not be a run.
+    std::string message = "no benchmark ran";
+    if (output_file.active()) {
+      absl::StrAppend(&message, "; --benchmark_out=", output_file.path(),
+                      " was not written");
+    }
+    if (!folded.path().empty()) {
+      absl::StrAppend(&message, "; --pmubench_profile_out=", folded.path(),
+                      " was not written");
+    }
+    return BadInput(program, message);
+  }
+  const int folded_status = WriteFolded(program, display, folded);
+  const int out_status = CommitOutput(program, output_file);
+  return std::max(folded_status, out_status);
 }
 
 }  // namespace
@@ -349,6 +404,12 @@ int pmubench::RunMain(int argc, char** argv) {
     return *status;
   }
 
+  // Every output path is checked before the first case runs.
+  pmubench::AtomicFile folded;
+  if (absl::Status s = OpenFolded(folded); !s.ok()) {
+    return BadInput(program, s.message());
+  }
+
   pmubench::RunOptions options;
   options.simulate = *simulate;
   options.counters = absl::GetFlag(FLAGS_counters);
@@ -373,17 +434,5 @@ int pmubench::RunMain(int argc, char** argv) {
   const size_t ran =
       benchmark::RunSpecifiedBenchmarks(display.get(), output_file.reporter());
   benchmark::Shutdown();
-  if (absl::Status s = WriteFolded(display.get()); !s.ok()) {
-    std::cerr << program << ": error: " << s.message() << "\n";
-    return 1;
-  }
-  if (ran == 0) {
-    // Google Benchmark has said why (no match, or a bad --benchmark_filter);
-    // an empty --benchmark_out file would not be a run.
-    return BadInput(program, output_file.active()
-                                 ? "no benchmark ran; --benchmark_out=" +
-                                       output_file.path() + " was not written"
-                                 : std::string("no benchmark ran"));
-  }
-  return CommitOutput(program, output_file);
+  return WriteOutputs(program, ran, display.get(), folded, output_file);
 }

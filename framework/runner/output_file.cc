@@ -13,20 +13,22 @@ namespace {
 
 constexpr char kOutFlag[] = "--benchmark_out=";
 
-std::string Resolve(const std::string& path) {
+}  // namespace
+
+std::string ResolveOutputPath(const std::string& path) {
   const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (path.front() == '/' || cwd == nullptr || cwd[0] == '\0') return path;
+  if (path.empty() || path.front() == '/' || cwd == nullptr || cwd[0] == '\0') {
+    return path;
+  }
   return absl::StrCat(cwd, "/", path);
 }
-
-}  // namespace
 
 absl::Status OutputFile::Prepare(std::vector<char*>* args) {
   const int argc = static_cast<int>(args->size());
   const std::optional<std::string> requested =
       FlagOrEnv(argc, args->data(), "benchmark_out");
   if (!requested || requested->empty()) return absl::OkStatus();
-  const std::string resolved = Resolve(*requested);
+  const std::string resolved = ResolveOutputPath(*requested);
   if (absl::Status s = file_.Open(resolved); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--benchmark_out=", *requested,

@@ -29,6 +29,11 @@
 
 namespace pmubench {
 
+// `path` as the user meant it: a relative path is resolved against
+// $BUILD_WORKING_DIRECTORY when set (`bazel run` sets it to the directory it
+// was started from, and starts the binary in its runfiles tree).
+std::string ResolveOutputPath(const std::string& path);
+
 class OutputFile {
  public:
   // Finds the requested path (the last --benchmark_out=PATH in `args`, else

@@ -60,7 +60,9 @@ namespace internal {
 
 // What a registered case asked for.
 struct CaseRequest {
-  std::string name;      // as registered: "BM_X", "BM_X/label", "Base/Method"
+  // As registered ("BM_X", "BM_X/label", "Base/Method") or as ->Name()
+  // renamed it: the function_name of the case's runs.
+  std::string name;
   std::string file;      // __FILE__ of the registration
   std::string counters;  // as written; "" for the default set
 };

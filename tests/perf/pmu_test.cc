@@ -63,6 +63,34 @@ TEST(PmuTest, ParseCpuList) {
   EXPECT_FALSE(PmuRegistry::ParseCpuList("x").ok());
 }
 
+// What the kernel never writes is an error naming the part: signs, spaces,
+// hex, empty parts, parts out of order or overlapping.
+TEST(PmuTest, ParseCpuListRejectsWhatTheKernelNeverWrites) {
+  for (const char* text :
+       {"+5", "1, 2", "0x5", "-5", "5-", "-", ",", "1,,2", "1-2-3", "4,3",
+        "3,3", "0-3,2-5", "0-3,3", "99999999999999999999", "\xff"}) {
+    absl::StatusOr<std::vector<int>> cpus = PmuRegistry::ParseCpuList(text);
+    EXPECT_FALSE(cpus.ok()) << text;
+    if (!cpus.ok()) {
+      EXPECT_THAT(cpus.status().message(), HasSubstr("cpu list")) << text;
+    }
+  }
+  EXPECT_THAT(*PmuRegistry::ParseCpuList("0-1,3-3,5"), ElementsAre(0, 1, 3, 5));
+}
+
+// CPU numbers are below kCpuLimit (65536): the largest int looped forever
+// (the loop counter overflowed) and a huge range allocated without bound.
+TEST(PmuTest, ParseCpuListIsBounded) {
+  EXPECT_THAT(*PmuRegistry::ParseCpuList("65535"), ElementsAre(65535));
+  EXPECT_EQ(PmuRegistry::ParseCpuList("0-65535")->size(), 65536u);
+  for (const char* text : {"2147483647", "2147483646-2147483647",
+                           "0-2147483647", "0-4294967295", "65536"}) {
+    absl::StatusOr<std::vector<int>> cpus = PmuRegistry::ParseCpuList(text);
+    ASSERT_FALSE(cpus.ok()) << text;
+    EXPECT_THAT(cpus.status().message(), HasSubstr("below 65536")) << text;
+  }
+}
+
 TEST(PmuTest, LoadsTypesFormatsAndAliasesFromASyntheticTree) {
   SyntheticSysfs sysfs;
   sysfs.AddIntelLikeMachine();

@@ -3,8 +3,13 @@
 #include "framework/runner/atomic_file.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +29,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAreArray;
 using Method = AtomicFile::Method;
 
 std::vector<std::string> ListDir(const std::string& dir) {
@@ -126,6 +132,97 @@ TEST_P(AtomicFileTest, FullFileSystemFailsAndLeavesNothing) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("No space left on device"));
   EXPECT_THAT(std::string(s.message()), HasSubstr("out.json"));
   EXPECT_THAT(left, IsEmpty());
+}
+
+// A process id that is certainly gone: a child that has exited and been
+// waited for.
+pid_t DeadPid() {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+// A writer killed in the middle of its write on a file system without
+// O_TMPFILE (SIGXFSZ at the file size limit: a signal Commit cannot block,
+// as SIGKILL) leaves its named temporary; the next write to the directory,
+// by either method, removes it.
+TEST_P(AtomicFileTest, NextWriteRemovesTheTemporaryOfAKilledWriter) {
+  const std::string path = dir_ + "/out.json";
+  const pid_t writer = fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    const rlimit size = {4096, 4096}, no_core = {0, 0};
+    setrlimit(RLIMIT_FSIZE, &size);
+    setrlimit(RLIMIT_CORE, &no_core);
+    signal(SIGXFSZ, SIG_DFL);
+    AtomicFile file(Method::kNamedTemporary);
+    if (file.Open(path).ok()) (void)file.Commit(std::string(64 * 1024, 'x'));
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(writer, &status, 0), writer);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) << status;
+  ASSERT_EQ(ListDir(dir_).size(), 1u);  // the killed writer's temporary
+
+  AtomicFile next(GetParam());
+  ASSERT_TRUE(next.Open(dir_ + "/next.json").ok());
+  ASSERT_TRUE(next.Commit("next").ok());
+  EXPECT_THAT(ListDir(dir_), ElementsAre("next.json"));
+}
+
+// Only what is provably a killed writer's temporary goes: not one whose
+// process lives, whose lock a live process holds, of another name pattern,
+// of another user, or that is no regular file.
+TEST_P(AtomicFileTest, KeepsTemporariesNotProvablyStale) {
+  const pid_t dead = DeadPid();
+  const std::string stale = "stale.json.pmubench-tmp-" + std::to_string(dead);
+  const std::string kept[] = {
+      "alive.json.pmubench-tmp-1",  // init: always alive
+      "locked.json.pmubench-tmp-" + std::to_string(DeadPid()),
+      "user.json.tmp." + std::to_string(dead),
+      "bad.json.pmubench-tmp-12x",
+      "link.json.pmubench-tmp-" + std::to_string(dead),
+      "dir.json.pmubench-tmp-" + std::to_string(dead),
+  };
+  for (const std::string& name : {stale, kept[0], kept[1], kept[2], kept[3]}) {
+    std::ofstream(dir_ + "/" + name) << "x";
+  }
+  ASSERT_EQ(symlink("stale-target", (dir_ + "/" + kept[4]).c_str()), 0);
+  ASSERT_EQ(mkdir((dir_ + "/" + kept[5]).c_str(), 0755), 0);
+  std::vector<std::string> expected(std::begin(kept), std::end(kept));
+  if (geteuid() == 0) {
+    const std::string other = "other.json.pmubench-tmp-" + std::to_string(dead);
+    std::ofstream(dir_ + "/" + other) << "x";
+    ASSERT_EQ(chown((dir_ + "/" + other).c_str(), 65534, 65534), 0);
+    expected.push_back(other);
+  }
+  // A live process holds the lock of "locked" (a writer in another PID
+  // namespace, whose pid means nothing here).
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t holder = fork();
+  if (holder == 0) {
+    const int fd = open((dir_ + "/" + kept[1]).c_str(), O_RDONLY);
+    flock(fd, LOCK_EX);
+    close(ready[0]);
+    close(ready[1]);  // locked
+    pause();
+    _exit(0);
+  }
+  close(ready[1]);
+  char byte;
+  ASSERT_EQ(read(ready[0], &byte, 1), 0);
+  close(ready[0]);
+
+  AtomicFile file(GetParam());
+  ASSERT_TRUE(file.Open(dir_ + "/out.json").ok());
+  ASSERT_TRUE(file.Commit("new").ok());
+  kill(holder, SIGKILL);
+  waitpid(holder, nullptr, 0);
+  expected.push_back("out.json");
+  EXPECT_THAT(ListDir(dir_), UnorderedElementsAreArray(expected));
+  rmdir((dir_ + "/" + kept[5]).c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(BothMethods, AtomicFileTest,

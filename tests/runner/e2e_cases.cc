@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "framework/pmubench.h"
 #include "tests/runner/fresh_pages.h"
@@ -119,6 +120,58 @@ void BM_UntilKilled(benchmark::State& state) {
   if (std::getenv("PMUBENCH_TEST_RUNNING_FILE") == nullptr) return false;
   benchmark::RegisterBenchmark("BM_UntilKilled", BM_UntilKilled)
       ->Iterations(1000 * 1000);
+  return true;
+}();
+
+// Registered only when PMUBENCH_TEST_RENAMED is set: BM_TouchPages with its
+// own events, renamed with ->Name() to a name with '/' in it. It must count,
+// print and profile as any other case does.
+void BM_ToBeRenamed(pmubench::State& state) {
+  const auto per_iteration = static_cast<size_t>(state.range(0));
+  FreshPages pages(per_iteration * static_cast<size_t>(state.max_iterations));
+  for (auto _ : state) pages.TouchNext(per_iteration);
+}
+
+[[maybe_unused]] const bool kRenamedRegistered = [] {
+  if (std::getenv("PMUBENCH_TEST_RENAMED") == nullptr) return false;
+  PMU_BENCHMARK_WITH_COUNTERS(BM_ToBeRenamed, "task-clock,page-faults")
+      ->Name("BM_Renamed/with/slashes")
+      ->Arg(4)
+      ->Iterations(64);
+  return true;
+}();
+
+// Registered only when PMUBENCH_TEST_HOSTILE_NAMES is set: a PMU case whose
+// name (->Name) and label (SetLabel) hold every byte value, 1..255 then 0
+// (Google Benchmark writes both as C strings: a 0 ends them), and one named
+// with every printable ASCII character and some UTF-8, which must come back
+// unchanged.
+std::string EveryByte() {
+  std::string bytes;
+  for (int b = 1; b < 256; ++b) bytes += static_cast<char>(b);
+  return bytes + std::string(1, '\0') + "after-nul";
+}
+
+void BM_HostileLabel(pmubench::State& state) {
+  int64_t sum = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(sum += 3);
+  state.SetLabel(EveryByte());
+}
+
+std::string Printable() {
+  std::string text;
+  for (char c = ' '; c <= '~'; ++c) text += c;
+  return text + "\xc3\xa9\xe5\x90\x8d\xf0\x9f\x98\x80";  // é名😀
+}
+
+[[maybe_unused]] const bool kHostileNamesRegistered = [] {
+  if (std::getenv("PMUBENCH_TEST_HOSTILE_NAMES") == nullptr) return false;
+  PMU_BENCHMARK(BM_HostileLabel)
+      ->Name("BM_AllBytes_" + EveryByte())
+      ->Iterations(8);
+  PMU_BENCHMARK(BM_HostileLabel)
+      ->Name("BM_Printable_" + Printable())
+      ->Iterations(8);
   return true;
 }();
 

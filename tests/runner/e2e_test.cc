@@ -501,6 +501,51 @@ TEST_F(E2eTest, FileAndStdoutJsonAreStrictWithAZeroCounter) {
   }
 }
 
+// Reads each JSON file named on its command line with Python's json module
+// (strict: a raw control character or bytes that are not UTF-8 fail) and
+// checks the names and labels of e2e_cases.cc's PMUBENCH_TEST_HOSTILE_NAMES
+// cases: every byte 1..255 (a 0 ends the C string) decoded as UTF-8 with
+// errors="replace", and the printable name unchanged.
+constexpr char kHostileNamesCheck[] = R"py(
+import json, sys
+every = bytes(range(1, 256)).decode("utf-8", errors="replace")
+printable = "".join(map(chr, range(0x20, 0x7f))) + "\u00e9\u540d\U0001f600"
+want = {"BM_AllBytes_" + every + "/iterations:8": every,
+        "BM_Printable_" + printable + "/iterations:8": every}
+for path in sys.argv[1:]:
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f, parse_constant=lambda c: sys.exit("non-finite " + c))
+    got = {b["name"]: b.get("label") for b in doc["benchmarks"]}
+    if got != want:
+        sys.exit(path + ": got " + ascii(got))
+    for b in doc["benchmarks"]:
+        if b["name"] != b["run_name"]:
+            sys.exit(path + ": run_name " + ascii(b["run_name"]))
+)py";
+
+TEST_F(E2eTest, EveryByteInANameOrLabelGivesStrictJson) {
+  if (access("/usr/bin/python3", X_OK) != 0) {
+    GTEST_SKIP() << "/usr/bin/python3 is needed as the strict JSON parser";
+  }
+  const std::string file = dir_ + "/names.json";
+  const std::string args =
+      "--counters=task-clock --benchmark_filter='^BM_(AllBytes|Printable)_' ";
+  setenv("PMUBENCH_TEST_HOSTILE_NAMES", "1", 1);
+  const Result to_file = RunCases(args + "--benchmark_out=" + file);
+  const Result to_stdout = RunCases(args + "--benchmark_format=json");
+  unsetenv("PMUBENCH_TEST_HOSTILE_NAMES");
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
+  const std::string stdout_copy = dir_ + "/stdout.json";
+  std::ofstream(stdout_copy) << to_stdout.out;
+  const std::string script = dir_ + "/check.py";
+  std::ofstream(script) << kHostileNamesCheck;
+  const Result check = RunShell(
+      "/usr/bin/python3 '" + script + "' '" + file + "' '" + stdout_copy + "'",
+      dir_ + "/check.out");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
 // --pmubench_profile: BM_TouchPages faults 4 fresh pages per iteration and
 // nothing else, so page-faults@1 gives exactly 4 x 64 samples, all in it.
 TEST_F(E2eTest, PageFaultProfileIsExactAndAllInTouchPages) {
@@ -566,6 +611,98 @@ TEST_F(E2eTest, ProfileIsAFieldOfTheJsonRun) {
     EXPECT_THAT(text, HasSubstr("\"pmubench_profile_samples\": 256,"));
   }
   EXPECT_THAT(text, HasSubstr("\"pmubench_profile_lost_samples\": 0,"));
+}
+
+// Every output path is checked before the first case runs: a folded-stacks
+// file in a directory that does not exist is exit 2 naming it and the fix,
+// nothing runs, and --benchmark_out is not written.
+TEST_F(E2eTest, BadProfileOutputPathExitsTwoBeforeRunning) {
+  const std::string folded = dir_ + "/nonexistent/s.folded";
+  const Result r = RunCases(
+      "--benchmark_filter=BM_TouchPages --pmubench_profile=page-faults@1 "
+      "--pmubench_profile_callchain --pmubench_profile_out=" + folded +
+      " --benchmark_out=" + dir_ + "/keep.json");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--pmubench_profile_out=" + folded));
+  EXPECT_THAT(r.err, HasSubstr("does not exist; create it first"));
+  EXPECT_THAT(r.out, Not(HasSubstr("BM_TouchPages")));
+  EXPECT_THAT(ListDir(dir_), ::testing::IsEmpty());
+}
+
+// Fills the file system at `dir` (a small tmpfs) up to its last byte.
+void FillUp(const std::string& dir) {
+  const int fd = open((dir + "/filler").c_str(), O_WRONLY | O_CREAT, 0644);
+  const std::string block(512, 'f');
+  while (write(fd, block.data(), block.size()) > 0) {
+  }
+  close(fd);
+}
+
+// An output file that cannot be written at the end (its file system is
+// full) fails the run with exit 1 naming it, and the other output file is
+// written all the same: the folded stacks, then --benchmark_out.
+TEST_F(E2eTest, AnOutputThatFailsDoesNotDiscardTheOther) {
+  const std::string small = dir_ + "/small";
+  ASSERT_EQ(mkdir(small.c_str(), 0755), 0);
+  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=4k") != 0) {
+    const int error = errno;
+    rmdir(small.c_str());
+    GTEST_SKIP() << "cannot mount a small tmpfs (" << strerror(error)
+                 << "): needs CAP_SYS_ADMIN";
+  }
+  FillUp(small);
+  const std::string run =
+      "--benchmark_filter=BM_TouchPages --counters=page-faults "
+      "--pmubench_profile=page-faults@1 --pmubench_profile_callchain ";
+  const Result folded_full = RunCases(
+      run + "--pmubench_profile_out=" + small + "/s.folded --benchmark_out=" +
+      dir_ + "/keep.json");
+  const Result json_full = RunCases(
+      run + "--pmubench_profile_out=" + dir_ + "/keep.folded " +
+      "--benchmark_out=" + small + "/out.json");
+  const std::vector<std::string> left = ListDir(small);
+  umount(small.c_str());
+  rmdir(small.c_str());
+  EXPECT_THAT(left, ::testing::ElementsAre("filler"));
+
+  EXPECT_EQ(folded_full.exit_code, 1) << folded_full.err;
+  EXPECT_THAT(folded_full.err,
+              ContainsRegex("--pmubench_profile_out: [^\n]*s.folded[^\n]*"
+                            "No space left on device"));
+  const std::string json = ReadFile(dir_ + "/keep.json");
+  ASSERT_GE(json.size(), 4u);
+  EXPECT_EQ(json.substr(json.size() - 4), "]\n}\n");
+  EXPECT_THAT(json, HasSubstr("\"pmubench_profile\""));
+
+  EXPECT_EQ(json_full.exit_code, 1) << json_full.err;
+  EXPECT_THAT(json_full.err,
+              ContainsRegex("--benchmark_out: [^\n]*out.json[^\n]*"
+                            "No space left on device"));
+  EXPECT_THAT(ReadFile(dir_ + "/keep.folded"),
+              HasSubstr("BM_TouchPages/4/iterations:64;"));
+}
+
+// A case renamed with ->Name() to a name with '/' in it counts its own
+// events and prints them in their order, and is profiled into the console,
+// the JSON and the folded stacks, as any case.
+TEST_F(E2eTest, RenamedCaseIsCountedFormattedAndProfiled) {
+  const std::string folded = dir_ + "/renamed.folded";
+  const std::string json = dir_ + "/renamed.json";
+  setenv("PMUBENCH_TEST_RENAMED", "1", 1);
+  const Result r = RunCases(
+      "--benchmark_filter=BM_Renamed --pmubench_profile=page-faults@1 "
+      "--pmubench_profile_callchain --pmubench_profile_out=" + folded +
+      " --benchmark_out=" + json);
+  unsetenv("PMUBENCH_TEST_RENAMED");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string name = "BM_Renamed/with/slashes/4/iterations:64";
+  EXPECT_THAT(r.out, ContainsRegex(name + " [^\n]* task-clock=[^\n ]+ "
+                                          "page-faults=4\n"));
+  EXPECT_THAT(r.out, ContainsRegex("profile page-faults@1: [0-9]+ samples"));
+  EXPECT_THAT(r.out, ContainsRegex("      256  [^\n]*Touch"));
+  EXPECT_THAT(ReadFile(folded), HasSubstr(name + ";"));
+  EXPECT_THAT(ReadFile(json), HasSubstr("\"pmubench_profile_event\": "
+                                        "\"page-faults@1\""));
 }
 
 TEST_F(E2eTest, BadProfileFlagsExitTwo) {
