@@ -126,9 +126,9 @@ def render_page(rep: report_mod.Report) -> str:
     if rep.profiles or rep.flames:
         out.append('<li><a href="#profiles">profiles</a></li>')
     for fs in rep.files:
-        for fam in fs.families:
-            out.append(f'<li><a href="#{_anchor(fs.label, fam.name)}">'
-                       f"{_e(fam.name)}, {_e(fs.label)}</a></li>")
+        for sec in fs.sections:
+            out.append(f'<li><a href="#{_anchor(fs.label, sec.name)}">'
+                       f"{_e(sec.name)}, {_e(fs.label)}</a></li>")
     out.append("</ul></nav>")
     if rep.comparisons:
         out.append(f'<h2 id="comparison">Comparison: baseline {_e(labels[0])} vs '
@@ -155,11 +155,10 @@ def render_page(rep: report_mod.Report) -> str:
         out.append('<table class="context">')
         out += [f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in context_rows(fs.context)]
         out.append("</table>")
-        for fam in fs.families:
-            out.append(f'<h3 id="{_anchor(fs.label, fam.name)}">{_e(fam.name)}</h3>')
-            if fam.note:
-                out.append(f'<p class="note">{_e(fam.note)}</p>')
-            out += [_figure(f) for f in fam.figures]
-            out.append(_table(fam.table))
+        for sec in fs.sections:
+            out.append(f'<h3 id="{_anchor(fs.label, sec.name)}">{_e(sec.name)}</h3>')
+            out += [f'<p class="note">{_e(note)}</p>' for note in sec.notes]
+            out += [_figure(f) for f in sec.figures]
+            out.append(_table(sec.table))
     out.append("</body></html>")
     return "\n".join(out) + "\n"
