@@ -215,7 +215,7 @@ def test_metric_kind_and_unit():
     assert series.metric_unit("task-clock") == "ns per iteration"
     assert series.metric_unit("page-faults") == "events per iteration"
     assert series.metric_unit("IPC") == "instructions per cycle"
-    assert series.metric_unit("msr/tsc/") == "TSC ticks per iteration"
+    assert series.metric_unit("msr/tsc/") == "TSC cycles per iteration"
     assert series.metric_unit("cycles:u") == "cycles per iteration"
 
 

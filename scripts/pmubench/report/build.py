@@ -466,6 +466,12 @@ def _comparison_figure(name: str, metric: str, baseline: str, part: str,
         "improvement verdict with its thresholds, grey: no verdict.")
 
 
+def _unit(row: comparison.Row) -> str:
+    """A row's unit: compare.py's (times), else the event's (task-clock in
+    ns, msr/tsc in TSC cycles)."""
+    return row.unit or series.counter_unit(row.metric)
+
+
 def verdict_table(c: comparison.Comparison) -> Table:
     """compare.py's regressions and improvements as a table, regressions
     first, and its result line as the last row."""
@@ -474,8 +480,8 @@ def verdict_table(c: comparison.Comparison) -> Table:
     changed.sort(key=lambda r: r.verdict != comparison.REGRESSION)
     headers = ["benchmark", "metric", "baseline", "contender", "change",
                f"{compare_stats.confidence_label(c.alpha)} CI", "verdict"]
-    rows = [[r.benchmark, r.metric, compare_fmt.value(r.baseline.center, r.unit),
-             compare_fmt.value(r.contender.center, r.unit),
+    rows = [[r.benchmark, r.metric, compare_fmt.value(r.baseline.center, _unit(r)),
+             compare_fmt.value(r.contender.center, _unit(r)),
              compare_fmt.change(r.change), compare_fmt.interval(r.interval, c.alpha),
              compare_fmt.verdict(r)] for r in changed]
     return Table(headers, rows)

@@ -90,6 +90,8 @@ def context_rows(context: dict[str, Any]) -> list[tuple[str, str]]:
         value = str(context[key])
         if key == "pmubench_events":
             value = value.replace("; ", ";\n")  # one event per line
+        elif key == "pmubench_read_overhead":
+            value = series.with_units(value)  # 'task-clock=861 ns', as the console
         rows.append((_PMUBENCH_LABELS.get(key, key), value))
     if not pmu_keys:
         rows.append(("pmubench", "no pmubench_* keys: a plain Google Benchmark run "

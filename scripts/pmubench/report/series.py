@@ -108,13 +108,40 @@ def metric_unit(metric: str) -> str:
         return "instructions per cycle"
     if kind == "derived":
         return "fraction"
+    unit = counter_unit(metric)
+    return f"{unit or 'events'} per iteration"
+
+
+def counter_unit(event: str) -> str:
+    """The unit an event counts in, as the console shows it: 'ns' for
+    perf's clock events (task-clock, cpu-clock: nanoseconds), 'TSC cycles'
+    for msr/tsc (the time-stamp counter's cycles), 'cycles' for the cycle
+    events; '' for a count of events."""
+    base = benchjson.base_name(event)
     if base in ("task-clock", "cpu-clock"):
-        return "ns per iteration"  # perf's clock events count nanoseconds
+        return "ns"
     if base == "tsc":
-        return "TSC ticks per iteration"
+        return "TSC cycles"
     if base in ("cycles", "ref-cycles", "cpu-cycles"):
-        return "cycles per iteration"
-    return "events per iteration"
+        return "cycles"
+    return ""
+
+
+def with_units(pairs: str) -> str:
+    """The context's 'event=value ...' lists (pmubench_read_overhead) with
+    each value's unit: 'task-clock=861 page-faults=0; msr/tsc/=40' ->
+    'task-clock=861 ns page-faults=0; msr/tsc/=40 TSC cycles'. Anything
+    that is not event=number is left as written."""
+    def one(item: str) -> str:
+        event, sep, value = item.rpartition("=")
+        unit = counter_unit(event) if sep else ""
+        try:
+            float(value)
+        except ValueError:
+            return item
+        return f"{item} {unit}" if unit else item
+    return "; ".join(" ".join(one(item) for item in group.split(" "))
+                     for group in pairs.split("; "))
 
 
 _TIME_SCALES = (("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1.0))
