@@ -19,7 +19,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-import matplotlib
+if __name__ == "__main__":  # python3 -m pmubench.report.profile_plot
+    from pmubench import interpreter
+    interpreter.ensure("profile_plot", interpreter.REPORT_NEEDS)
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
