@@ -42,6 +42,7 @@ class GroupSection:
     figures: list[Figure]
     table: Table
     notes: list[str] = field(default_factory=list)  # what is not drawn, and why
+    key: str = ""   # 'branch_prediction', 'no-source-file': its PNGs' and anchor's
 
 
 @dataclass
@@ -365,7 +366,7 @@ def _section(outdir: str, names: PngNames, file_slug: str, file_label: str,
                                  section.name, measured))
     metrics = series.ordered_metrics(measured)
     return GroupSection(section.title, figures, value_table(section.members, metrics),
-                        notes)
+                        notes, stem)
 
 
 def _comparisons(outdir: str, names: PngNames, labels: list[str],

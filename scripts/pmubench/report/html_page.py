@@ -129,7 +129,7 @@ def render_page(rep: report_mod.Report) -> str:
         out.append('<li><a href="#profiles">profiles</a></li>')
     for fs in rep.files:
         for sec in fs.sections:
-            out.append(f'<li><a href="#{_anchor(fs.label, sec.name)}">'
+            out.append(f'<li><a href="#{_anchor(fs.label, sec.key or sec.name)}">'
                        f"{_e(sec.name)}, {_e(fs.label)}</a></li>")
     out.append("</ul></nav>")
     if rep.comparisons:
@@ -158,7 +158,7 @@ def render_page(rep: report_mod.Report) -> str:
         out += [f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in context_rows(fs.context)]
         out.append("</table>")
         for sec in fs.sections:
-            out.append(f'<h3 id="{_anchor(fs.label, sec.name)}">{_e(sec.name)}</h3>')
+            out.append(f'<h3 id="{_anchor(fs.label, sec.key or sec.name)}">{_e(sec.name)}</h3>')
             out += [f'<p class="note">{_e(note)}</p>' for note in sec.notes]
             out += [_figure(f) for f in sec.figures]
             out.append(_table(sec.table))
