@@ -4,7 +4,9 @@
     python3 reports/plot.py RUN.json [MORE.json ...] -o OUTDIR [--folded FILE ...]
 
 With several files the first is the baseline of the comparison plots.
-Exit status: 0 written, 2 bad input or usage (the message names the file),
+Exit status: 0 written, 2 bad input or usage (the message names the file)
+or no numpy/scipy/matplotlib here nor in /usr/bin/python3 (which it re-runs
+under when this python3 lacks them: pmubench.interpreter),
 128+N stopped by signal N (SIGTERM, SIGINT): OUTDIR is left as it was (or,
 when the signal came after the swap, holds the whole new report) and the
 staging directory is removed.
@@ -20,10 +22,16 @@ import os
 import signal
 import sys
 
-from pmubench import benchjson
-from pmubench.report import outdir as outdir_mod
-from pmubench.report.progress import Progress
-from pmubench.report.write import write_report
+from pmubench import interpreter
+
+# Before anything needing numpy, scipy or matplotlib: re-runs under
+# /usr/bin/python3 when this python3 lacks them (as compare.py and merge.py).
+interpreter.ensure("plot.py", interpreter.REPORT_NEEDS)
+
+from pmubench import benchjson  # noqa: E402
+from pmubench.report import outdir as outdir_mod  # noqa: E402
+from pmubench.report.progress import Progress  # noqa: E402
+from pmubench.report.write import write_report  # noqa: E402
 
 EXIT_BAD_INPUT = 2
 

@@ -17,8 +17,15 @@ import json
 import signal
 import sys
 
-from pmubench import atomic, benchjson
-from pmubench.compare import merge
+from pmubench import interpreter
+
+# The standard library is enough today; the one rule of every entry point
+# (re-run under /usr/bin/python3 when a module it needs is missing) holds
+# as soon as one is added here.
+interpreter.ensure("merge.py", ())
+
+from pmubench import atomic, benchjson  # noqa: E402
+from pmubench.compare import merge  # noqa: E402
 
 
 def _exit_on(signum: int, _frame) -> None:

@@ -57,7 +57,7 @@ def test_classes_and_units_see_through_prefixes():
     assert th.classify("msr/tsc/:u").name == "time"
     assert series.metric_unit("IPC:u") == "instructions per cycle"
     assert series.metric_unit("cycles:u") == "cycles per iteration"
-    assert series.metric_unit("msr/tsc/") == "TSC ticks per iteration"
+    assert series.metric_unit("msr/tsc/") == "TSC cycles per iteration"
 
 
 def test_an_override_by_base_name_applies_and_an_exact_one_wins():

@@ -87,44 +87,62 @@ def pair(tmp_path_factory):
     return out
 
 
-def expected_plots(path):
-    """The plot kinds each family should get, computed from the data."""
+def expected_plots(path, paired=()):
+    """The PNGs one file's sections should get, computed from the data:
+    a scaling figure per family that sweeps an argument (but the families
+    in `paired`, drawn in the comparison section), one bar chart per
+    section of its families that sweep nothing, one spread figure per
+    section with repetitions."""
     bench = benchjson.load(path)
     stem = report.slug(os.path.splitext(os.path.basename(path))[0])
     expected = set()
-    for family, members in series.group_families(series.instances_of(bench)).items():
-        measured = [m for m in members if m.stats]
-        if not measured:
-            continue
-        metrics = series.ordered_metrics(measured)
-        # No panel for a metric with one value across the family (2 or more
-        # benchmarks), or zero in a family of one.
-        drawn = []
-        for m in metrics:
-            means = {i.stats[m].mean for i in measured if m in i.stats}
-            if not (len(means) == 1 and (len(measured) > 1 or 0.0 in means)):
-                drawn.append(m)
-        kinds = {series.metric_kind(m) for m in drawn}
-        if any(series.metric_kind(m) == "derived" and not (
-                m == "pmu_running_fraction" and series.fully_counted(measured))
-               for m in drawn):
-            expected.add(f"{stem}.{family}.derived.png")
-        if series.choose_x_axis(measured) and drawn:
-            expected.add(f"{stem}.{family}.scaling.png")
-        if "counter" in kinds:
-            expected.add(f"{stem}.{family}.counters.png")
-        if any(len(s.values) > 1 for m in measured for s in m.stats.values()):
-            expected.add(f"{stem}.{family}.spread.png")
+    for section in series.group_sections(series.instances_of(bench), bench.context):
+        group = report.slug(section.source) if section.source else "no-source-file"
+        points = []
+        for family, members in section.families.items():
+            measured = [m for m in members if m.stats]
+            if not measured:
+                continue
+            if series.choose_x_axis(measured) is None:
+                points += measured
+            elif family not in paired and _drawn(measured):
+                expected.add(f"{stem}.{family}.scaling.png")
+        drawn = _drawn(points)
+        if series.fully_counted(points) and "pmu_running_fraction" in drawn:
+            drawn.remove("pmu_running_fraction")
+        if drawn:
+            expected.add(f"{stem}.{group}.bars.png")
+        if any(len(s.values) > 1 for m in section.members for s in m.stats.values()):
+            expected.add(f"{stem}.{group}.spread.png")
     return expected
 
 
-def test_every_file_gets_its_family_plots(pair):
-    pngs = check_report_dir(pair)
-    expected = expected_plots(BASE)
-    assert expected | expected_plots(CONTENDER) <= set(pngs)
-    # The fixture has families of each shape; make sure the test sees them.
-    assert any(p.endswith(".scaling.png") for p in expected)
-    assert any(p.endswith(".spread.png") for p in expected)
+def _drawn(measured):
+    """Metrics that get a panel: not one value across 2 or more benchmarks,
+    nor zero in a group of one."""
+    drawn = []
+    for m in series.ordered_metrics(measured):
+        means = {i.stats[m].mean for i in measured if m in i.stats}
+        if not (len(means) == 1 and (len(measured) > 1 or 0.0 in means)):
+            drawn.append(m)
+    return drawn
+
+
+def _paired():
+    return set(report.paired_families(series.instances_of(benchjson.load(BASE)),
+                                      series.instances_of(benchjson.load(CONTENDER))))
+
+
+def test_every_file_gets_its_section_plots(pair):
+    pngs = set(check_report_dir(pair))
+    base = expected_plots(BASE)
+    contender = expected_plots(CONTENDER, _paired())
+    own = {p for p in pngs if not p.startswith("compare.")}
+    assert own == base | contender
+    # The fixture has sections of each shape; make sure the test sees them.
+    assert any(p.endswith(".scaling.png") for p in base)
+    assert any(p.endswith(".bars.png") for p in base)
+    assert any(p.endswith(".spread.png") for p in base)
 
 
 def test_page_shows_context_captions_and_values(pair):
@@ -202,29 +220,103 @@ def grouped(tmp_path_factory):
     return render_edited(tmp_path_factory, "grouped", data)
 
 
-def test_each_family_has_its_own_section_named_with_its_source_file(grouped):
+def _section_html(page, heading):
+    part = page[page.index(f">{heading}</h3>"):]
+    return part[:part.index("<h3") if "<h3" in part else len(part)]
+
+
+def test_one_section_per_source_file_sweeps_keep_their_scaling(grouped):
     pngs = set(check_report_dir(grouped))
-    # Families of one source file never share a figure: no per-file plots.
-    for source in ("branch_prediction", "mixed", "memory_hierarchy", "gone"):
-        assert not any(p.startswith(f"grouped.{source}.") for p in pngs), source
-    assert {"grouped.BM_BranchSorted.counters.png",
-            "grouped.BM_BranchShuffled.counters.png",
-            "grouped.BM_FlatHashMapLookup.scaling.png",
-            "grouped.BM_FirstTouch.scaling.png",
-            "grouped.BM_FalseSharing.scaling.png",
-            "grouped.BM_PointerChase.scaling.png",
-            "grouped.BM_SyscallGetpid.counters.png"} <= pngs
+    # Families that sweep nothing share one bar chart per source file; each
+    # family that sweeps an argument keeps its own scaling figure; a source
+    # file gets one spread figure. BM_Gone (not in the file) changes nothing.
+    assert pngs == {
+        "grouped.branch_prediction.bars.png", "grouped.branch_prediction.spread.png",
+        "grouped.BM_FlatHashMapLookup.scaling.png", "grouped.BM_FirstTouch.scaling.png",
+        "grouped.BM_FalseSharing.scaling.png", "grouped.mixed.spread.png",
+        "grouped.BM_PointerChase.scaling.png", "grouped.memory_hierarchy.spread.png",
+        "grouped.no-source-file.bars.png", "grouped.no-source-file.spread.png"}
 
     with open(os.path.join(grouped, "index.html"), encoding="utf-8") as f:
         page = f.read()
-    for heading in ("BM_BranchSorted (branch_prediction)", "BM_FirstTouch (mixed)",
-                    "BM_PointerChase (memory_hierarchy)", "BM_SyscallGetpid"):
-        assert f">{heading}</h3>" in page, heading
-    # One value table per family, holding only that family's benchmarks.
-    first_touch = page[page.index(">BM_FirstTouch (mixed)</h3>"):]
-    first_touch = first_touch[:first_touch.index("<h3")]
-    assert "<td>BM_FirstTouch/256</td>" in first_touch
-    assert "BM_FlatHashMapLookup/16" not in first_touch
+    headings = re.findall(r'<h3 id="[^"]*">([^<]*)</h3>', page)
+    # In the order each source file's first family appears in the run.
+    assert headings == ["branch_prediction (2 families)", "mixed (3 families)",
+                        "no source file (1 family)", "memory_hierarchy (1 family)"]
+    # One value table per section, holding that source file's benchmarks.
+    mixed = _section_html(page, "mixed (3 families)")
+    assert "<td>BM_FirstTouch/256</td>" in mixed and "<td>BM_FlatHashMapLookup/16</td>" in mixed
+    assert "BM_BranchSorted" not in mixed
+    branch = _section_html(page, "branch_prediction (2 families)")
+    assert 'src="grouped.branch_prediction.bars.png"' in branch
+    assert "BM_BranchSorted, BM_BranchShuffled" in branch  # the caption names them
+
+
+def test_a_bar_chart_puts_one_metric_on_an_axis(monkeypatch, tmp_path):
+    """The families without a sweep share a figure, never an axis of two
+    metrics: each panel is one metric, every bar of it that metric."""
+    calls = []
+    real = report.render.bars_figure
+
+    def spy(path, title, members, metrics):
+        calls.append((members, list(metrics)))
+        real(path, title, members, metrics)
+
+    monkeypatch.setattr(report.render, "bars_figure", spy)
+    data = load_base()
+    data["context"]["pmubench_case_files"] = "BM_BranchSorted=b;BM_BranchShuffled=b;BM_SyscallGetpid=b"
+    path = write(tmp_path / "one.json", json.dumps(data))
+    report_write.write_report([path], str(tmp_path / "report"))
+    assert len(calls) == 1
+    members, metrics = calls[0]
+    assert {m.family for m in members} == {"BM_BranchSorted", "BM_BranchShuffled",
+                                           "BM_SyscallGetpid"}
+    assert len(metrics) == len(set(metrics)) > 1
+    assert "real_time" in metrics and "items_per_second" in metrics
+
+
+def test_the_contenders_sweeps_are_drawn_once_beside_the_baseline(pair):
+    pngs = set(check_report_dir(pair))
+    paired = _paired()
+    assert paired
+    for family in paired:
+        assert f"compare.run_contender.json.{family}.scaling.png" in pngs
+        assert f"run_contender.{family}.scaling.png" not in pngs
+        assert f"run_base.{family}.scaling.png" in pngs
+    with open(os.path.join(pair, "index.html"), encoding="utf-8") as f:
+        page = f.read()
+    run = page[page.index('<h2 id="run_contender.json">'):]
+    assert "in the comparison section, drawn dashed beside run_base.json&#x27;s lines" in run
+
+
+def test_nineteen_one_point_families_get_one_bar_chart_and_one_spread_a_file(tmp_path):
+    """issue 23, item 6: 19 families of one benchmark each (a Google
+    Benchmark user's file, no pmubench_case_files) gave 10 single-bar
+    charts and 10 spread plots a file; now one of each."""
+    runs = []
+    for n in range(19):
+        for rep in range(3):
+            runs.append({"name": f"BM_F{n}", "run_name": f"BM_F{n}", "run_type": "iteration",
+                         "repetitions": 3, "repetition_index": rep, "threads": 1,
+                         "iterations": 100, "real_time": 10.0 * (n + 1) + rep,
+                         "cpu_time": 10.0 * (n + 1) + rep, "time_unit": "ns",
+                         "items_per_second": 1e8 / (n + 1) + rep})
+    files = []
+    for stem in ("mine", "theirs"):
+        files.append(write(tmp_path / f"{stem}.json",
+                           json.dumps({"context": {"pmubench_case_files": "none"},
+                                       "benchmarks": runs})))
+    out = str(tmp_path / "report")
+    result = run_plot(*files, "-o", out)
+    assert result.returncode == 0, result.stderr
+    pngs = set(check_report_dir(out))
+    assert {p for p in pngs if not p.startswith("compare.")} == {
+        "mine.no-source-file.bars.png", "mine.no-source-file.spread.png",
+        "theirs.no-source-file.bars.png", "theirs.no-source-file.spread.png"}
+    assert {p for p in pngs if p.startswith("compare.")} == {
+        "compare.real_time.png", "compare.cpu_time.png", "compare.items_per_second.png"}
+    page = open(os.path.join(out, "index.html"), encoding="utf-8").read()
+    assert page.count(">no source file (19 families)</h3>") == 2
 
 
 def test_two_files_add_one_comparison_plot_per_shared_metric(pair):
@@ -382,23 +474,21 @@ def test_parts():
     assert report.parts([], 2) == [[]]
 
 
-def test_constant_panels_are_dropped_and_named_in_one_note(tmp_path_factory):
-    """A counter with one value in every benchmark of a family gets no panel;
-    the section says so once, with the value."""
+def test_constant_panels_are_dropped_and_named_in_the_caption(tmp_path_factory):
+    """A counter with one value in every benchmark of a family gets no panel
+    in its scaling figure; the figure's caption says so, with the value."""
     data = load_base()
-    family = None
     for run in data["benchmarks"]:
         if run["name"].startswith("BM_PointerChase/"):
             run["flat_counter"] = 7.0
-            family = "BM_PointerChase"
-    assert family
     out = render_edited(tmp_path_factory, "flat", data)
     with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
         page = f.read()
-    section = page[re.search(f"<h3[^>]*>{family}", page).start() + 3:]
-    section = section[:section.index("<h3")]
-    assert "Not drawn, the same for every benchmark (see the table): " in section
-    assert "flat_counter = 7" in section
+    figure = page[page.index('src="flat.BM_PointerChase.scaling.png"'):]
+    caption = figure[:figure.index("</figure>")]
+    assert "Not drawn, the same for every benchmark (see the table): " in caption
+    assert "flat_counter = 7" in caption
+    section = _section_html(page, "no source file (7 families)")
     assert "<th>flat_counter" in section  # still in the value table
 
 

@@ -126,18 +126,23 @@ def test_case_files_parses_the_runner_key_and_ignores_junk():
     assert series.case_files({}) == {}
 
 
-def test_one_section_per_family_in_file_order_with_its_source_file():
+def test_one_section_per_source_file_in_file_order():
     insts = [_inst("BM_A/1", real_time=1.0), _inst("BM_Plain", real_time=1.0),
              _inst("BM_D", real_time=1.0), _inst("BM_B/n:2", real_time=1.0),
-             _inst("BM_A/2", real_time=1.0)]
+             _inst("BM_A/2", real_time=1.0), _inst("BM_Other", real_time=1.0)]
     context = {"pmubench_case_files": "BM_A=branch;BM_B=branch;BM_D=ilp"}
     sections = series.group_sections(insts, context)
-    assert [(s.name, s.source) for s in sections] == [
-        ("BM_A", "branch"), ("BM_Plain", ""), ("BM_D", "ilp"), ("BM_B", "branch")]
-    assert [i.run_name for i in sections[0].members] == ["BM_A/1", "BM_A/2"]
-    # Without the key (older files): the same sections, no source.
-    assert [(s.name, s.source) for s in series.group_sections(insts, {})] == [
-        ("BM_A", ""), ("BM_Plain", ""), ("BM_D", ""), ("BM_B", "")]
+    # A section per source file where its first family appears; the
+    # families the key does not name share one section.
+    assert [(s.source, list(s.families)) for s in sections] == [
+        ("branch", ["BM_A", "BM_B"]), ("", ["BM_Plain", "BM_Other"]), ("ilp", ["BM_D"])]
+    assert [s.title for s in sections] == [
+        "branch (2 families)", "no source file (2 families)", "ilp (1 family)"]
+    assert [i.run_name for i in sections[0].members] == ["BM_A/1", "BM_A/2", "BM_B/n:2"]
+    # Without the key (older files, plain Google Benchmark): one section.
+    [only] = series.group_sections(insts, {})
+    assert only.title == "no source file (5 families)"
+    assert list(only.families) == ["BM_A", "BM_Plain", "BM_D", "BM_B", "BM_Other"]
 
 
 def test_spans_decades_and_format_bytes():
@@ -210,7 +215,7 @@ def test_metric_kind_and_unit():
     assert series.metric_unit("task-clock") == "ns per iteration"
     assert series.metric_unit("page-faults") == "events per iteration"
     assert series.metric_unit("IPC") == "instructions per cycle"
-    assert series.metric_unit("msr/tsc/") == "TSC ticks per iteration"
+    assert series.metric_unit("msr/tsc/") == "TSC cycles per iteration"
     assert series.metric_unit("cycles:u") == "cycles per iteration"
 
 

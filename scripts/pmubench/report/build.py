@@ -35,12 +35,14 @@ class Table:
 
 
 @dataclass
-class FamilySection:
-    """A family: its plots and one value table."""
-    name: str       # 'BM_Chase', or 'BM_Chase (memory_hierarchy)'
+class GroupSection:
+    """A section: the families one source file registered (or those of no
+    known file), their plots and one value table."""
+    name: str       # 'branch_prediction (4 families)'
     figures: list[Figure]
     table: Table
-    note: str = ""  # the panels left out, and why
+    notes: list[str] = field(default_factory=list)  # what is not drawn, and why
+    key: str = ""   # 'branch_prediction', 'no-source-file': its PNGs' and anchor's
 
 
 @dataclass
@@ -48,7 +50,7 @@ class FileSection:
     label: str
     path: str
     context: dict[str, Any]
-    families: list[FamilySection]
+    sections: list[GroupSection]
 
 
 @dataclass
@@ -69,7 +71,7 @@ class Report:
     flames: list[Figure] = field(default_factory=list)  # SVG flame graphs
 
     def figures(self) -> list[Figure]:
-        result = [f for fs in self.files for fam in fs.families for f in fam.figures]
+        result = [f for fs in self.files for sec in fs.sections for f in sec.figures]
         return result + self.comparisons + self.profiles + self.flames
 
 
@@ -174,29 +176,47 @@ def value_table(members: list[series.Instance], metrics: list[str]) -> Table:
 
 
 @dataclass
-class _SectionPlan:
-    """What one section's figures are drawn from: a family."""
+class _Plan:
+    """What one set of figures is drawn from: a family (scaling) or a
+    section's benchmarks (bars, spread)."""
     outdir: str
     names: PngNames
     file_slug: str
-    name: str                       # the family
-    where: str                      # 'BM_Chase (run.json)' for figure titles
+    stem: str                        # the PNG name's middle: family or section
+    name: str                        # for captions: 'BM_Chase', 'branch_prediction'
+    where: str                       # 'BM_Chase (run.json)' for figure titles
     measured: list[series.Instance]  # benchmarks with at least one result
     metrics: list[str]
     reps: int
     constant: dict[str, float]       # metrics not drawn (_constant_metrics)
 
     def path(self, kind: str) -> tuple[str, str]:
-        name = self.names.take(self.file_slug, self.name, kind)
+        name = self.names.take(self.file_slug, self.stem, kind)
         return name, os.path.join(self.outdir, name)
 
+    @property
+    def drawn(self) -> list[str]:
+        return [m for m in self.metrics if m not in self.constant]
 
-def _scaling(plan: _SectionPlan, context: dict[str, Any]) -> list[Figure]:
-    """The family's scaling figure(s) against its swept argument, if any,
-    with a panel per metric that varies across the benchmarks."""
-    axis = series.choose_x_axis(plan.measured)
-    drawn = [m for m in plan.metrics if m not in plan.constant]
-    if axis is None or not drawn:
+
+def _plan(outdir: str, names: PngNames, file_slug: str, file_label: str,
+          stem: str, name: str, measured: list[series.Instance]) -> _Plan:
+    metrics = series.ordered_metrics(measured)
+    return _Plan(outdir, names, file_slug, stem, name, f"{name} ({file_label})",
+                 measured, metrics, _repetitions(measured),
+                 _constant_metrics(measured, metrics))
+
+
+def _with_constant(caption: str, constant: dict[str, float]) -> str:
+    note = constant_note(constant)
+    return f"{caption} {note}." if note else caption
+
+
+def _scaling(plan: _Plan, axis: series.XAxis, context: dict[str, Any]) -> list[Figure]:
+    """A family's scaling figure(s) against its swept argument, a panel per
+    metric that varies across its benchmarks."""
+    drawn = plan.drawn
+    if not drawn:
         return []
     figures = []
     lines = series.line_groups(plan.measured, axis)
@@ -207,11 +227,12 @@ def _scaling(plan: _SectionPlan, context: dict[str, Any]) -> list[Figure]:
         render.scaling_figure(path, f"{plan.where}: metrics vs {axis.name}{part}",
                               {k: lines[k] for k in keys}, axis, drawn, context)
         figures.append(Figure(name, f"{plan.name}: scaling with {axis.name}{part}",
-                              _scaling_caption(plan, context, axis)))
+                              _with_constant(_scaling_caption(plan, context, axis),
+                                             plan.constant)))
     return figures
 
 
-def _scaling_caption(plan: _SectionPlan, context: dict[str, Any],
+def _scaling_caption(plan: _Plan, context: dict[str, Any],
                      axis: series.XAxis) -> str:
     """What a scaling figure shows, for its caption."""
     notes = [f"Mean per iteration of each metric against {axis.name}, "
@@ -223,60 +244,67 @@ def _scaling_caption(plan: _SectionPlan, context: dict[str, Any],
     return "; ".join(notes) + "."
 
 
-def _counters(plan: _SectionPlan) -> list[Figure]:
-    figures = []
-    fully_counted = series.fully_counted(plan.measured)
-    counters = [m for m in plan.metrics if series.metric_kind(m) == "counter"
-                and m not in plan.constant]
-    if counters:
-        caption = ("Each event (and user counter) per iteration for every "
-                   "benchmark of the family; "
-                   "mean, bars ±1 stddev")
-        if "pmu_running_fraction" in plan.metrics and fully_counted:
-            caption += ("; counters were on the PMU for the whole batch "
-                        "(pmu_running_fraction = 1)")
-        figures += _row_figures(plan, "counters", "counters per iteration",
-                                caption + ".", lambda path, title, members:
-                                render.bars_figure(path, title, members, counters))
-    derived = [m for m in plan.metrics if series.metric_kind(m) == "derived"
-               and m not in plan.constant]
-    if fully_counted and "pmu_running_fraction" in derived:
-        derived.remove("pmu_running_fraction")  # 1.0 everywhere: in the caption
-    if derived:
-        figures += _row_figures(
-            plan, "derived", "derived metrics",
-            "IPC, miss ratios and pmu_running_fraction (share of the batch "
-            "the counters were on the PMU; 1 = fully counted).",
-            lambda path, title, members: render.bars_figure(
-                path, title, members, derived, derived=True))
-    return figures
+def _bars(plan: _Plan, families: list[str]) -> list[Figure]:
+    """One bar chart (in parts of at most render.bar_rows(panels) rows) of
+    the benchmarks of the families that sweep nothing: a panel per metric
+    that varies across them, a bar per benchmark."""
+    drawn = plan.drawn
+    fully = series.fully_counted(plan.measured)
+    if fully and "pmu_running_fraction" in drawn:
+        drawn.remove("pmu_running_fraction")  # 1.0 everywhere: in the caption
+    if not drawn:
+        return []
+    caption = ("Mean per iteration of each metric, a bar per benchmark of the "
+               f"families that sweep no argument ({_names(families)}), "
+               "±1 stddev; a panel per metric, so bars that share an axis "
+               "share a metric and its unit (a log axis where a panel spans "
+               "1000x)")
+    if fully and "pmu_running_fraction" in plan.metrics:
+        caption += ("; counters were on the PMU for the whole batch "
+                    "(pmu_running_fraction = 1)")
+    return _row_figures(plan, "bars", "benchmarks without a sweep",
+                        _with_constant(caption + ".", plan.constant),
+                        render.bar_rows(len(drawn)),
+                        lambda path, title, members: render.bars_figure(
+                            path, title, members, drawn))
 
 
-def _row_figures(plan: _SectionPlan, kind: str, what: str, caption: str,
-                 draw: Any) -> list[Figure]:
-    """Figures with a row per benchmark, MAX_ROWS benchmarks each:
+def _names(items: list[str], most: int = 6) -> str:
+    shown = ", ".join(items[:most])
+    return shown + (f" and {len(items) - most} more" if len(items) > most else "")
+
+
+def _row_figures(plan: _Plan, kind: str, what: str, caption: str,
+                 rows: int, draw: Any) -> list[Figure]:
+    """Figures with a row per benchmark, `rows` benchmarks each:
     draw(path, title, members) renders one."""
-    chunks = parts(plan.measured, MAX_ROWS)
+    chunks = parts(plan.measured, rows)
     figures = []
     for index, members in enumerate(chunks):
-        part = _part_note(index, len(chunks), MAX_ROWS, len(plan.measured), "benchmarks")
+        part = _part_note(index, len(chunks), rows, len(plan.measured), "benchmarks")
         name, path = plan.path(kind if len(chunks) == 1 else f"{kind}.{index + 1}")
         draw(path, f"{plan.where}: {what}{part}", members)
         figures.append(Figure(name, f"{plan.name}: {what}{part}", caption))
     return figures
 
 
-def _spread(plan: _SectionPlan) -> list[Figure]:
-    """Time and every counter whose relative spread is defined (median > 0)."""
+def _spread(plan: _Plan) -> list[Figure]:
+    """Time and every counter whose relative spread is defined (median > 0),
+    for every benchmark of the section."""
     if plan.reps < 2:
         return []
     drawn = [m for m in plan.metrics if series.metric_kind(m) == "time"]
-    skipped = []
+    skipped, exact = [], []
     for m in plan.metrics:
         if series.metric_kind(m) != "counter":
             continue
-        medians = [i.stats[m].median for i in plan.measured if m in i.stats]
-        (drawn if medians and min(medians) > 0 else skipped).append(m)
+        stats = [i.stats[m] for i in plan.measured if m in i.stats]
+        if all(len(set(st.values)) <= 1 for st in stats):
+            exact.append(m)   # every repetition alike: nothing to spread
+        elif min(st.median for st in stats) > 0:
+            drawn.append(m)
+        else:
+            skipped.append(m)
     if not any(i.stats[m].values for i in plan.measured for m in drawn
                if m in i.stats):
         return []  # aggregates only: no repetitions to show
@@ -284,29 +312,61 @@ def _spread(plan: _SectionPlan) -> list[Figure]:
                "box: quartiles, dots: repetitions")
     if skipped:
         caption += "; left out (a zero median): " + ", ".join(skipped)
+    if exact:
+        caption += "; the same in every repetition: " + ", ".join(exact)
     return _row_figures(plan, "spread", f"spread over {plan.reps} repetitions",
-                        caption + ".", lambda path, title, members:
+                        caption + ".", render.spread_rows(len(drawn)),
+                        lambda path, title, members:
                         render.spread_figure(path, title, members, drawn))
 
 
-def section_title(section: series.Section) -> str:
-    """'BM_Chase (memory_hierarchy)' with its source file, else the family."""
-    return f"{section.name} ({section.source})" if section.source else section.name
-
-
 def _section(outdir: str, names: PngNames, file_slug: str, file_label: str,
-             section: series.Section, context: dict[str, Any]) -> FamilySection:
+             section: series.Section, context: dict[str, Any],
+             paired: tuple[str, set[str]] = ("", set())) -> GroupSection:
+    """A section's figures: each sweeping family's scaling figures, one bar
+    chart of the families that sweep nothing, one spread figure of all.
+    paired: (the baseline's label, the families drawn in the comparison
+    section with the baseline's lines), left out here."""
+    figures: list[Figure] = []
+    notes: list[str] = []
+    points: list[series.Instance] = []
+    flat: list[str] = []
+    elsewhere: list[str] = []
+    stem = slug(section.source) if section.source else "no-source-file"
+    for family, members in section.families.items():
+        measured = [m for m in members if m.stats]
+        if not measured:
+            continue
+        axis = series.choose_x_axis(measured)
+        if axis is None:
+            points += measured
+            flat.append(family)
+            continue
+        if family in paired[1]:
+            elsewhere.append(family)
+            continue
+        plan = _plan(outdir, names, file_slug, file_label, family, family, measured)
+        drawn = _scaling(plan, axis, context)
+        if not drawn:
+            notes.append(f"{family}: no scaling figure, every metric is the same "
+                         f"for each benchmark: {constant_note(plan.constant)}")
+        figures += drawn
+    if elsewhere:
+        notes.append(f"Scaling of {_names(elsewhere)}: in the comparison section, "
+                     f"drawn dashed beside {paired[0]}'s lines (solid).")
+    if points:
+        plan = _plan(outdir, names, file_slug, file_label, stem, section.name, points)
+        drawn = _bars(plan, flat)
+        if not drawn:
+            notes.append(f"{_names(flat)}: no bar chart, {constant_note(plan.constant)}")
+        figures += drawn
     measured = [m for m in section.members if m.stats]
+    if measured:
+        figures += _spread(_plan(outdir, names, file_slug, file_label, stem,
+                                 section.name, measured))
     metrics = series.ordered_metrics(measured)
-    plan = _SectionPlan(outdir, names, file_slug, section.name,
-                        f"{section.name} ({file_label})", measured,
-                        metrics, _repetitions(measured),
-                        _constant_metrics(measured, metrics))
-    figures = (_scaling(plan, context) + _counters(plan) + _spread(plan)
-               if measured else [])
-    return FamilySection(section_title(section), figures,
-                         value_table(section.members, metrics),
-                         constant_note(plan.constant))
+    return GroupSection(section.title, figures, value_table(section.members, metrics),
+                        notes, stem)
 
 
 def _comparisons(outdir: str, names: PngNames, labels: list[str],
@@ -339,19 +399,31 @@ def _comparisons(outdir: str, names: PngNames, labels: list[str],
     return figures
 
 
+def paired_families(base: list[series.Instance], head: list[series.Instance]
+                    ) -> dict[str, tuple[series.XAxis, list[series.Instance],
+                                         list[series.Instance]]]:
+    """Families that sweep the same argument in both files: family ->
+    (axis, the baseline's measured benchmarks, the contender's). Each gets
+    one scaling figure with both files' lines in the comparison section,
+    instead of one of its own in the contender's section."""
+    result = {}
+    head_families = series.group_families(head)
+    for family, base_members in series.group_families(base).items():
+        base_measured = [m for m in base_members if m.stats]
+        head_measured = [m for m in head_families.get(family, []) if m.stats]
+        axis = series.choose_x_axis(base_measured)
+        if axis is not None and head_measured and series.choose_x_axis(head_measured) == axis:
+            result[family] = (axis, base_measured, head_measured)
+    return result
+
+
 def _paired_scaling(outdir: str, names: PngNames, labels: tuple[str, str],
                     sides: tuple[list[series.Instance], list[series.Instance]],
                     context: dict[str, Any]) -> list[Figure]:
     """Per family that sweeps the same argument in both files: the baseline's
     lines (solid) and the contender's (dashed) on one scaling figure."""
     figures = []
-    head_families = series.group_families(sides[1])
-    for family, base_members in series.group_families(sides[0]).items():
-        base_measured = [m for m in base_members if m.stats]
-        head_measured = [m for m in head_families.get(family, []) if m.stats]
-        axis = series.choose_x_axis(base_measured)
-        if axis is None or not head_measured or series.choose_x_axis(head_measured) != axis:
-            continue
+    for family, (axis, base_measured, head_measured) in paired_families(*sides).items():
         both = base_measured + head_measured
         metrics = series.ordered_metrics(both)
         constant = _constant_metrics(both, metrics)
@@ -395,6 +467,12 @@ def _comparison_figure(name: str, metric: str, baseline: str, part: str,
         "improvement verdict with its thresholds, grey: no verdict.")
 
 
+def _unit(row: comparison.Row) -> str:
+    """A row's unit: compare.py's (times), else the event's (task-clock in
+    ns, msr/tsc in TSC cycles)."""
+    return row.unit or series.counter_unit(row.metric)
+
+
 def verdict_table(c: comparison.Comparison) -> Table:
     """compare.py's regressions and improvements as a table, regressions
     first, and its result line as the last row."""
@@ -403,8 +481,8 @@ def verdict_table(c: comparison.Comparison) -> Table:
     changed.sort(key=lambda r: r.verdict != comparison.REGRESSION)
     headers = ["benchmark", "metric", "baseline", "contender", "change",
                f"{compare_stats.confidence_label(c.alpha)} CI", "verdict"]
-    rows = [[r.benchmark, r.metric, compare_fmt.value(r.baseline.center, r.unit),
-             compare_fmt.value(r.contender.center, r.unit),
+    rows = [[r.benchmark, r.metric, compare_fmt.value(r.baseline.center, _unit(r)),
+             compare_fmt.value(r.contender.center, _unit(r)),
              compare_fmt.change(r.change), compare_fmt.interval(r.interval, c.alpha),
              compare_fmt.verdict(r)] for r in changed]
     return Table(headers, rows)
@@ -430,17 +508,19 @@ def build_report(benches: list[benchjson.BenchFile], outdir: str,
         all_instances.append(insts)
     sections = []
     drawn = 0
-    for bench, label, insts in zip(benches, labels, all_instances):
+    pairs = [("", set())] + [(labels[0], set(paired_families(all_instances[0], insts)))
+                             for insts in all_instances[1:]]
+    for bench, label, insts, paired in zip(benches, labels, all_instances, pairs):
         file_slug = slug(os.path.splitext(label)[0])
         groups = series.group_sections(insts, bench.context)
-        families = []
+        done = []
         for index, section in enumerate(groups):
             tell(f"{label}: section {index + 1} of {len(groups)} ({section.name}), "
                  f"{drawn} plots so far")
-            families.append(_section(outdir, names, file_slug, label, section,
-                                     bench.context))
-            drawn += len(families[-1].figures)
-        sections.append(FileSection(label, bench.path, bench.context, families))
+            done.append(_section(outdir, names, file_slug, label, section,
+                                 bench.context, paired))
+            drawn += len(done[-1].figures)
+        sections.append(FileSection(label, bench.path, bench.context, done))
     report = Report(sections)
     if len(benches) > 1:
         tell(f"comparison plots against {labels[0]}, {drawn} plots so far")

@@ -6,12 +6,19 @@ box's tooltip (<title>) gives the frame, its samples and its share. Frames
 narrower than MIN_WIDTH_PX are left out and counted in a note under the
 graph. Colours are a hash of the frame's name, so a function keeps its
 colour from one graph to the next.
+
+Every text is XML-escaped, and characters XML 1.0 cannot hold at all, even
+as a character reference (control characters but tab and newline, U+FFFE,
+U+FFFF, and the bytes that were not UTF-8, read as lone surrogates), are
+shown as a visible escape, \\x01 or \\uffff; a carriage return too (XML
+reads it as a newline). The box's tooltip then says the name holds escapes.
 """
 
 from __future__ import annotations
 
 import hashlib
-from html import escape
+import re
+from html import escape as _html_escape
 
 from pmubench.report.folded import Frame
 
@@ -21,8 +28,31 @@ MIN_WIDTH_PX = 0.5
 _CHAR_PX = 6.6   # about one character of the 11 px monospace label
 
 
+# What XML 1.0's Char production leaves out (tab and newline are allowed;
+# carriage return is allowed but read as a newline), plus lone surrogates.
+_NOT_XML = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]")
+ESCAPE_NOTE = "characters XML cannot hold are shown escaped (\\xNN, \\uNNNN)"
+
+
+def _visible(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:   # a byte that was not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def xml_safe(text: str) -> str:
+    """text with every character XML 1.0 cannot hold as a visible escape."""
+    return _NOT_XML.sub(lambda m: _visible(m.group()), text)
+
+
+def escape(text: str) -> str:
+    """XML character data or attribute value for any text."""
+    return _html_escape(xml_safe(text))
+
+
 def _color(name: str) -> str:
-    digest = hashlib.md5(name.encode("utf-8")).digest()
+    digest = hashlib.md5(name.encode("utf-8", "surrogateescape")).digest()
     # Warm hues (red to yellow), as flame graphs are usually drawn.
     return f"rgb({205 + digest[0] % 50},{80 + digest[1] % 140},{digest[2] % 60})"
 
@@ -62,12 +92,15 @@ def flame_svg(root: Frame, title: str) -> tuple[str, int]:
     for depth, x, width, frame in sorted(boxes, key=lambda b: (b[0], b[1])):
         y = top + (depth_max - depth) * ROW_PX
         share = frame.total / root.total
-        tip = f"{frame.name} ({frame.total} samples, {100 * share:.2f}%)"
+        shown = xml_safe(frame.name)
+        tip = f"{shown} ({frame.total} samples, {100 * share:.2f}%)"
+        if shown != frame.name:
+            tip += f"\n{ESCAPE_NOTE}"
         out.append(
             f'<g class="frame" data-samples="{frame.total}"><title>{escape(tip)}</title>'
             f'<rect x="{x:.3f}" y="{y}" width="{width:.3f}" height="{ROW_PX - 1}" '
             f'fill="{_color(frame.name)}" rx="2"/>'
-            f'<text x="{x + 3:.3f}" y="{y + ROW_PX - 5}">{escape(_label(frame.name, width))}</text></g>')
+            f'<text x="{x + 3:.3f}" y="{y + ROW_PX - 5}">{escape(_label(shown, width))}</text></g>')
     note = (f"{root.total} samples; {hidden} frame(s) narrower than "
             f"{MIN_WIDTH_PX:g} px not drawn" if hidden else f"{root.total} samples")
     out.append(f'<text x="4" y="{height - 10}">{escape(note)}</text>')

@@ -90,6 +90,8 @@ def context_rows(context: dict[str, Any]) -> list[tuple[str, str]]:
         value = str(context[key])
         if key == "pmubench_events":
             value = value.replace("; ", ";\n")  # one event per line
+        elif key == "pmubench_read_overhead":
+            value = series.with_units(value)  # 'task-clock=861 ns', as the console
         rows.append((_PMUBENCH_LABELS.get(key, key), value))
     if not pmu_keys:
         rows.append(("pmubench", "no pmubench_* keys: a plain Google Benchmark run "
@@ -126,9 +128,9 @@ def render_page(rep: report_mod.Report) -> str:
     if rep.profiles or rep.flames:
         out.append('<li><a href="#profiles">profiles</a></li>')
     for fs in rep.files:
-        for fam in fs.families:
-            out.append(f'<li><a href="#{_anchor(fs.label, fam.name)}">'
-                       f"{_e(fam.name)}, {_e(fs.label)}</a></li>")
+        for sec in fs.sections:
+            out.append(f'<li><a href="#{_anchor(fs.label, sec.key or sec.name)}">'
+                       f"{_e(sec.name)}, {_e(fs.label)}</a></li>")
     out.append("</ul></nav>")
     if rep.comparisons:
         out.append(f'<h2 id="comparison">Comparison: baseline {_e(labels[0])} vs '
@@ -155,11 +157,10 @@ def render_page(rep: report_mod.Report) -> str:
         out.append('<table class="context">')
         out += [f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in context_rows(fs.context)]
         out.append("</table>")
-        for fam in fs.families:
-            out.append(f'<h3 id="{_anchor(fs.label, fam.name)}">{_e(fam.name)}</h3>')
-            if fam.note:
-                out.append(f'<p class="note">{_e(fam.note)}</p>')
-            out += [_figure(f) for f in fam.figures]
-            out.append(_table(fam.table))
+        for sec in fs.sections:
+            out.append(f'<h3 id="{_anchor(fs.label, sec.key or sec.name)}">{_e(sec.name)}</h3>')
+            out += [f'<p class="note">{_e(note)}</p>' for note in sec.notes]
+            out += [_figure(f) for f in sec.figures]
+            out.append(_table(sec.table))
     out.append("</body></html>")
     return "\n".join(out) + "\n"

@@ -19,13 +19,13 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+if __name__ == "__main__":  # python3 -m pmubench.report.profile_plot
+    from pmubench import interpreter
+    interpreter.ensure("profile_plot", interpreter.REPORT_NEEDS)
 
 from pmubench import benchjson  # noqa: E402
 from pmubench.benchjson import BadInput  # noqa: E402
+from pmubench.report import render  # noqa: E402
 from pmubench.report.build import PngNames  # noqa: E402
 
 
@@ -111,21 +111,9 @@ def bar_labels(funcs: list[dict], lines: list[dict]) -> list[str]:
 
 def plot_case(case: CaseProfile, out: str) -> None:
     """One PNG at out: the case's functions as bars of their share."""
-    funcs = case.functions
-    labels = bar_labels(funcs, case.lines)[::-1]
-    shares = [100.0 * float(f["share"]) for f in funcs][::-1]
-    # The bars get 5 inches whatever the labels' length (about 0.07 inch a
-    # character at the default tick font).
-    width = 5 + 0.07 * max((len(label) for label in labels), default=0)
-    fig, ax = plt.subplots(figsize=(width, 0.4 * len(funcs) + 1.2))
-    ax.barh(range(len(funcs)), shares)
-    ax.set_yticks(range(len(funcs)), labels)
-    ax.set_xlabel(f"% of {case.event} samples")
-    ax.set_xlim(0, 100)
-    ax.set_title(case.run_name)
-    fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+    render.profile_figure(out, case.run_name, bar_labels(case.functions, case.lines),
+                          [100.0 * float(f["share"]) for f in case.functions],
+                          f"% of {case.event} samples")
 
 
 def main(argv: list[str] | None = None) -> int:

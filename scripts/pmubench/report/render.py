@@ -4,20 +4,26 @@ The only module that imports matplotlib. Each function takes data already
 prepared by series.py and writes one PNG; none decides what to plot. Sizes
 are for a laptop screen: 11 inches wide at 100 dpi (1100 px), legends below
 the panels so they never cover data.
+
+Layout is computed here, in inches, from what a figure holds (panels, rows,
+the longest row label), not measured by tight_layout: that drew every tick
+label twice and was half the cost of a report. A figure is a bare
+matplotlib.figure.Figure (no pyplot state to register and close).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")  # no display; must precede pyplot
-import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.transforms as mtransforms  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator  # noqa: E402
 
 from pmubench.compare import comparison as pm_comparison  # noqa: E402
 from pmubench.report import series  # noqa: E402
@@ -28,27 +34,86 @@ _COUNTER_COLOR = "#4c72b0"
 _DERIVED_COLOR = "#8172b2"
 _MARKERS = ("o", "s", "^", "D", "v", "P")
 
-plt.rcParams.update({
+matplotlib.rcParams.update({
     "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9,
     "legend.fontsize": 8, "xtick.labelsize": 8, "ytick.labelsize": 8,
     "axes.grid": True, "grid.alpha": 0.3, "figure.dpi": DPI,
+    # A fixed title height: matplotlib otherwise measures every panel's
+    # tick labels to place its title (a third of a scaling figure's cost).
+    "axes.titley": 1.0,
 })
 
+# Inches: a character of an 8-point tick label (DejaVu Sans, capitals and
+# '_' included), a figure's title band, the highest a figure may be drawn.
+_CHAR_IN = 0.072
+_SUPTITLE_IN = 0.5
+MAX_HEIGHT_IN = 28.0
+# Row labels (benchmark names) longer than this are cut in the middle.
+_MAX_LABEL_CHARS = 64
 
-def _save(fig: Any, path: str) -> None:
+
+def _save(fig: Figure, path: str) -> None:
     fig.savefig(path, dpi=DPI, format="png")
-    plt.close(fig)
 
 
-def _grid(count: int, max_cols: int, row_height: float, extra: float = 0.0):
-    cols = min(max_cols, count)
-    rows = math.ceil(count / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(WIDTH_IN, row_height * rows + extra),
-                             squeeze=False)
+@dataclass(frozen=True)
+class _Grid:
+    """A grid of equal panels, every distance in inches."""
+    count: int          # panels
+    cols: int
+    panel_w: float
+    panel_h: float
+    left: float         # room for the first column's y labels
+    wspace: float       # between columns (the next one's y labels)
+    hspace: float       # between rows (x labels, then the next title)
+    top: float = _SUPTITLE_IN + 0.25
+    bottom: float = 0.6
+    right: float = 0.2
+
+    @property
+    def rows(self) -> int:
+        return math.ceil(self.count / self.cols)
+
+    @property
+    def width(self) -> float:
+        return self.left + self.cols * self.panel_w + (self.cols - 1) * self.wspace + self.right
+
+    @property
+    def height(self) -> float:
+        return (self.top + self.rows * self.panel_h + (self.rows - 1) * self.hspace
+                + self.bottom)
+
+
+def _grid_figure(grid: _Grid, title: str):
+    """The figure and its panels (the unused cells of the last row hidden)."""
+    fig = Figure(figsize=(grid.width, grid.height), dpi=DPI)
+    w, h = grid.width, grid.height
+    axes = fig.subplots(grid.rows, grid.cols, squeeze=False, gridspec_kw={
+        "left": grid.left / w, "right": 1 - grid.right / w,
+        "top": 1 - grid.top / h, "bottom": grid.bottom / h,
+        "wspace": grid.wspace / grid.panel_w, "hspace": grid.hspace / grid.panel_h})
     flat = list(axes.flat)
-    for ax in flat[count:]:
+    for ax in flat[grid.count:]:
         ax.set_visible(False)
-    return fig, flat[:count]
+    fig.suptitle(title, fontsize=11, y=1 - 0.12 / h, va="top")
+    return fig, flat[:grid.count]
+
+
+def _columns_width(cols: int, left: float, wspace: float, right: float = 0.2) -> float:
+    """The panel width that fills WIDTH_IN (at least 1.6 inches)."""
+    return max(1.6, (WIDTH_IN - left - right - (cols - 1) * wspace) / cols)
+
+
+def _cut(label: str) -> str:
+    if len(label) <= _MAX_LABEL_CHARS:
+        return label
+    half = (_MAX_LABEL_CHARS - 1) // 2
+    return label[:half] + "…" + label[-(_MAX_LABEL_CHARS - 1 - half):]
+
+
+def _label_width(labels: list[str]) -> float:
+    """Inches of the longest row label, with its tick."""
+    return 0.25 + _CHAR_IN * max((len(label) for label in labels), default=4)
 
 
 def _scaled(metric: str, values: list[float]) -> tuple[str, float]:
@@ -112,8 +177,13 @@ def scaling_figure(path: str, title: str,
     legend_in = 0.22 * legend_rows + (0.25 if legend_rows else 0)
     # Four columns past nine panels keep a hardware run's ten or so metrics
     # within three rows (about 900 px: one laptop screen).
-    cols = 3 if len(metrics) <= 9 else 4
-    fig, axes = _grid(len(metrics), cols, 2.9, extra=0.5 + legend_in)
+    cols = min(len(metrics), 3 if len(metrics) <= 9 else 4)
+    left = wspace = 0.9   # y tick labels ('1.5e+04') and the unit
+    # Rotated KiB/MiB ticks need more room under a panel.
+    below = 0.75 if axis.is_bytes else 0.5
+    grid = _Grid(len(metrics), cols, _columns_width(cols, left, wspace), 2.1,
+                 left, wspace, below + 0.35, bottom=below + legend_in)
+    fig, axes = _grid_figure(grid, title)
     # Time panels (real_time, cpu_time, task-clock) share one y scale choice,
     # so a reader comparing them compares like with like.
     ns_values = [i.stats[m].mean for m in metrics
@@ -143,6 +213,9 @@ def scaling_figure(path: str, title: str,
             ax.set_xscale("log", base=2 if axis.is_bytes else 10)
             if axis.is_bytes:
                 ax.xaxis.set_major_locator(LogLocator(base=4))
+            # No minor ticks on x: unlabelled, and 8 a decade cost more to
+            # draw than the data.
+            ax.xaxis.set_minor_locator(NullLocator())
         if axis.is_bytes:
             _bytes_ticks(ax)
             ax.tick_params(axis="x", labelrotation=30)
@@ -160,6 +233,8 @@ def scaling_figure(path: str, title: str,
                 # by (over more decades the labels would overlap).
                 ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
                 ax.yaxis.set_minor_formatter(_COMPACT)
+            else:
+                ax.yaxis.set_minor_locator(NullLocator())
         _compact_linear(ax, "y")
         _draw_cache_markers(ax, markers, xs_all[0], xs_all[-1], labelled=True)
         ax.set_title(metric)
@@ -171,47 +246,83 @@ def scaling_figure(path: str, title: str,
     lows, highs = zip(*(ax.get_xlim() for ax in axes))
     for ax in axes:
         ax.set_xlim(min(lows), max(highs))
-    fig.suptitle(title, fontsize=11)
-    bottom = legend_in / fig.get_figheight()
-    fig.tight_layout(rect=(0, bottom, 1, 0.97))
     if legend_rows:
         fig.legend(handles, labels, loc="lower center", ncol=legend_cols,
                    bbox_to_anchor=(0.5, 0.0), frameon=False, title="benchmark")
     _save(fig, path)
 
 
-def _instance_label(inst: series.Instance) -> str:
-    """The name without the family (a figure shows one family)."""
-    name = inst.short_name
-    return f"{name} [{inst.label}]" if inst.label else name
+def _row_label(inst: series.Instance) -> str:
+    """The benchmark's full name (a section's rows come from several
+    families), its label appended, cut to _MAX_LABEL_CHARS."""
+    return _cut(f"{inst.key} [{inst.label}]" if inst.label else inst.key)
+
+
+_ROW_IN = 0.26        # a bar or box row
+_PANEL_PAD_IN = 0.3   # above the first row and below the last
+
+
+def _row_grid(panels: int, rows: int, labels: list[str]) -> _Grid:
+    """The layout of a figure with a row per benchmark: up to three panels
+    a row, row labels on the first column only."""
+    cols = min(3, panels)
+    left, wspace = min(_label_width(labels), 4.5), 0.35
+    return _Grid(panels, cols, _columns_width(cols, left, wspace),
+                 _ROW_IN * rows + _PANEL_PAD_IN, left, wspace, 0.85, bottom=0.55)
+
+
+def _rows_that_fit(panels: int, most: int) -> int:
+    """How many benchmark rows a figure of `panels` panels holds within
+    MAX_HEIGHT_IN (at least 5, at most `most`)."""
+    grid_rows = math.ceil(panels / min(3, max(1, panels)))
+    fixed = _SUPTITLE_IN + 0.25 + 0.55 + (grid_rows - 1) * 0.85 + grid_rows * _PANEL_PAD_IN
+    fits = int((MAX_HEIGHT_IN - fixed) / (grid_rows * _ROW_IN))
+    return max(5, min(most, fits))
+
+
+def bar_rows(panels: int, most: int = 40) -> int:
+    """Benchmarks per bars_figure of `panels` metrics."""
+    return _rows_that_fit(panels, most)
+
+
+def spread_rows(panels: int, most: int = 40) -> int:
+    """Benchmarks per spread_figure of `panels` metrics."""
+    return _rows_that_fit(panels, most)
 
 
 def bars_figure(path: str, title: str, members: list[series.Instance],
-                metrics: list[str], derived: bool = False) -> None:
-    """One horizontal bar panel per metric; bars are benchmarks, ±1 stddev."""
+                metrics: list[str]) -> None:
+    """One horizontal bar panel per metric; bars are benchmarks, ±1 stddev.
+    Each panel is one metric in one unit; a panel whose values span 1000x
+    or more is drawn on a log axis."""
     measured = [m for m in members if m.stats]
-    names = [_instance_label(m) for m in measured]
-    row_h = max(2.2, 0.26 * len(measured) + 1.1)
-    fig, axes = _grid(len(metrics), 3, row_h, extra=0.4)
+    names = [_row_label(m) for m in measured]
+    grid = _row_grid(len(metrics), len(measured), names)
+    fig, axes = _grid_figure(grid, title)
     y = np.arange(len(measured))
-    color = _DERIVED_COLOR if derived else _COUNTER_COLOR
     for n, (ax, metric) in enumerate(zip(axes, metrics)):
         means = np.array([m.stats[metric].mean if metric in m.stats else np.nan
                           for m in measured])
         errs = np.array([m.stats[metric].stddev if metric in m.stats else 0.0
                          for m in measured])
         unit, scale = _scaled(metric, [v for v in means if not np.isnan(v)])
-        ax.barh(y, means / scale, xerr=errs / scale if errs.any() else None,
+        color = _DERIVED_COLOR if series.metric_kind(metric) == "derived" else _COUNTER_COLOR
+        finite = means[~np.isnan(means)] / scale
+        log = series.spans_decades(list(finite), 1000.0)
+        # On a log axis a bar starts at the smallest value's decade.
+        base = 10.0 ** math.floor(math.log10(finite.min())) if log else 0.0
+        ax.barh(y, means / scale - base, left=base,
+                xerr=errs / scale if errs.any() else None,
                 color=color, capsize=2, height=0.7, zorder=2)
         ax.set_yticks(y)
-        ax.set_yticklabels(names if n % 3 == 0 else [])
-        ax.invert_yaxis()
+        ax.set_yticklabels(names if n % grid.cols == 0 else [])
+        ax.set_ylim(len(measured) - 0.5, -0.5)
         ax.set_title(metric)
         ax.set_xlabel(unit)
         ax.grid(axis="y", visible=False)
-        finite = means[~np.isnan(means)] / scale
-        if series.spans_decades(list(finite), 1000.0):
+        if log:
             ax.set_xscale("log")
+            ax.set_xlim(base, finite.max() * 30)  # room for the value labels
         elif not np.any(finite):
             ax.set_xlim(0, 1)  # all zero: an empty panel reads as "0"
         _compact_linear(ax, "x")
@@ -220,9 +331,11 @@ def bars_figure(path: str, title: str, members: list[series.Instance],
                 if not np.isnan(v):  # the value, right of its error bar
                     ax.text(v + e, yi, f" {series.format_value(v)}", va="center",
                             fontsize=7, color="0.2", clip_on=True)
-        ax.margins(x=0.18)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 0.97))
+        if not log:
+            ax.margins(x=0.25)
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
+            if finite.size and finite.min() >= 0:
+                ax.set_xlim(left=0)
     _save(fig, path)
 
 
@@ -230,9 +343,9 @@ def spread_figure(path: str, title: str, members: list[series.Instance],
                   metrics: list[str]) -> None:
     """Repetitions as deviation from each benchmark's median (box + points)."""
     measured = [m for m in members if m.stats]
-    names = [_instance_label(m) for m in measured]
-    row_h = max(2.2, 0.26 * len(measured) + 1.1)
-    fig, axes = _grid(len(metrics), 3, row_h, extra=0.4)
+    names = [_row_label(m) for m in measured]
+    grid = _row_grid(len(metrics), len(measured), names)
+    fig, axes = _grid_figure(grid, title)
     rng = np.random.default_rng(0)  # fixed jitter: same input, same picture
     for n, (ax, metric) in enumerate(zip(axes, metrics)):
         data = []
@@ -256,14 +369,11 @@ def spread_figure(path: str, title: str, members: list[series.Instance],
             ax.scatter(xs, ys, s=9, color="#4c72b0", alpha=0.8, zorder=3)
         ax.axvline(0, color="0.4", linewidth=0.8)
         ax.set_yticks(positions)
-        ax.set_yticklabels(names if n % 3 == 0 else [])
+        ax.set_yticklabels(names if n % grid.cols == 0 else [])
         ax.set_ylim(len(measured) - 0.5, -0.5)
         ax.set_title(metric)
         ax.set_xlabel("deviation from median (%)")
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 0.97))
     _save(fig, path)
-
 
 
 _VERDICT_COLORS = {pm_comparison.REGRESSION: "#c62828",
@@ -284,27 +394,43 @@ def comparison_figure(path: str, title: str, metric: str,
             if c.key not in keys:
                 keys.append(c.key)
     index = {k: i for i, k in enumerate(keys)}
-    fig_h = max(2.6, 0.24 * len(keys) * max(1, len(contenders)) ** 0.5 + 1.6)
-    fig, ax = plt.subplots(figsize=(WIDTH_IN * 0.8, fig_h))
+    labels = [_cut(k) for k in keys]
+    legend_w = 0.5 + _CHAR_IN * max([len("contender")] + [len(lb) for lb, _ in contenders])
+    left = min(_label_width(labels), 4.5)
+    plot_h = max(1.2, 0.24 * len(keys) * max(1, len(contenders)) ** 0.5 + 0.3)
+    grid = _Grid(1, 1, max(3.0, WIDTH_IN - left - legend_w - 0.2), plot_h, left,
+                 0.0, 0.0, top=0.35, bottom=0.6, right=legend_w + 0.2)
+    fig = Figure(figsize=(grid.width, grid.height), dpi=DPI)
+    ax = fig.add_axes((grid.left / grid.width, grid.bottom / grid.height,
+                       grid.panel_w / grid.width, grid.panel_h / grid.height))
     step = 0.7 / max(1, len(contenders))
     for n, (label, chs) in enumerate(contenders):
         offset = (n - (len(contenders) - 1) / 2) * step
+        marker = _MARKERS[n % len(_MARKERS)]
+        by_color: dict[str, list[series.Change]] = {}
         for c in chs:
-            yv = index[c.key] + offset
-            color = _VERDICT_COLORS.get(c.verdict, "0.45")
-            if c.low is not None:
-                # The interval is drawn from its own ends: the change of the
-                # medians may lie outside the Hodges-Lehmann interval (3 vs 3
-                # repetitions), which errorbar's +/- lengths cannot express.
-                ax.plot([c.low, c.high], [yv, yv], color=color, linewidth=1.2,
-                        marker="|", markersize=6)
-            ax.plot(c.percent, yv, marker=_MARKERS[n % len(_MARKERS)], color=color,
+            by_color.setdefault(_VERDICT_COLORS.get(c.verdict, "0.45"), []).append(c)
+        # One line and one marker artist per colour: an artist per benchmark
+        # makes autoscaling quadratic in the benchmarks.
+        for color, group in by_color.items():
+            ys = [index[c.key] + offset for c in group]
+            # The interval is drawn from its own ends: the change of the
+            # medians may lie outside the Hodges-Lehmann interval (3 vs 3
+            # repetitions), which errorbar's +/- lengths cannot express.
+            seg_x, seg_y = [], []
+            for c, yv in zip(group, ys):
+                if c.low is not None:
+                    seg_x += [c.low, c.high, np.nan]
+                    seg_y += [yv, yv, np.nan]
+            if seg_x:
+                ax.plot(seg_x, seg_y, color=color, linewidth=1.2, marker="|",
+                        markersize=6)
+            ax.plot([c.percent for c in group], ys, marker=marker, color=color,
                     linestyle="none", markersize=5)
-        ax.plot([], [], marker=_MARKERS[n % len(_MARKERS)], color="0.3",
-                linestyle="none", label=label)
+        ax.plot([], [], marker=marker, color="0.3", linestyle="none", label=label)
     ax.axvline(0, color="0.2", linewidth=0.9)
     ax.set_yticks(range(len(keys)))
-    ax.set_yticklabels(keys)
+    ax.set_yticklabels(labels)
     ax.set_ylim(len(keys) - 0.5, -0.5)
     better = "higher" if higher_is_better else "lower"
     ax.set_xlabel(f"change of median vs baseline (%), {better} is better; "
@@ -313,5 +439,25 @@ def comparison_figure(path: str, title: str, metric: str,
     ax.grid(axis="y", visible=False)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
               title="contender")
-    fig.tight_layout()
+    _save(fig, path)
+
+
+def profile_figure(path: str, title: str, labels: list[str], shares: list[float],
+                   xlabel: str) -> None:
+    """A profiled case's top functions as horizontal bars of their share
+    (%), the first on top."""
+    labels, shares = labels[::-1], shares[::-1]
+    # The bars get 5 inches whatever the labels' length (about 0.07 inch a
+    # character at the default tick font).
+    left = 0.3 + 0.07 * max((len(label) for label in labels), default=0)
+    grid = _Grid(1, 1, 5.0, 0.4 * len(labels) + 0.2, left, 0.0, 0.0,
+                 top=0.35, bottom=0.55, right=0.3)
+    fig = Figure(figsize=(grid.width, grid.height), dpi=DPI)
+    ax = fig.add_axes((grid.left / grid.width, grid.bottom / grid.height,
+                       grid.panel_w / grid.width, grid.panel_h / grid.height))
+    ax.barh(range(len(labels)), shares)
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel(xlabel)
+    ax.set_xlim(0, 100)
+    ax.set_title(title)
     _save(fig, path)

@@ -1,15 +1,17 @@
 """Pure functions that turn loaded benchmark runs into what a report plots.
 
 No matplotlib here (render.py draws; this module decides what to draw):
-per-benchmark statistics over repetitions, grouping into families (one
-section each, named with its source file from the pmubench_case_files
-context key), the choice of x axis for scaling plots, units and cache-size markers. The
-change between files reuses scripts/compare.py's statistics (pmubench.compare) so
-the plot and the CI verdict agree.
+per-benchmark statistics over repetitions, grouping into families and
+the families into sections (one per source file, from the
+pmubench_case_files context key), the choice of x axis for scaling plots,
+units and cache-size markers. The change between files reuses
+scripts/compare.py's statistics (pmubench.compare) so the plot and the CI
+verdict agree.
 
     bench = benchjson.load("run.json")
     for section in group_sections(instances_of(bench), bench.context):
-        axis = choose_x_axis(section.members)  # a scaling plot, or None
+        for family, members in section.families.items():
+            axis = choose_x_axis(members)  # a scaling plot, or None
         ...
 """
 
@@ -106,13 +108,40 @@ def metric_unit(metric: str) -> str:
         return "instructions per cycle"
     if kind == "derived":
         return "fraction"
+    unit = counter_unit(metric)
+    return f"{unit or 'events'} per iteration"
+
+
+def counter_unit(event: str) -> str:
+    """The unit an event counts in, as the console shows it: 'ns' for
+    perf's clock events (task-clock, cpu-clock: nanoseconds), 'TSC cycles'
+    for msr/tsc (the time-stamp counter's cycles), 'cycles' for the cycle
+    events; '' for a count of events."""
+    base = benchjson.base_name(event)
     if base in ("task-clock", "cpu-clock"):
-        return "ns per iteration"  # perf's clock events count nanoseconds
+        return "ns"
     if base == "tsc":
-        return "TSC ticks per iteration"
+        return "TSC cycles"
     if base in ("cycles", "ref-cycles", "cpu-cycles"):
-        return "cycles per iteration"
-    return "events per iteration"
+        return "cycles"
+    return ""
+
+
+def with_units(pairs: str) -> str:
+    """The context's 'event=value ...' lists (pmubench_read_overhead) with
+    each value's unit: 'task-clock=861 page-faults=0; msr/tsc/=40' ->
+    'task-clock=861 ns page-faults=0; msr/tsc/=40 TSC cycles'. Anything
+    that is not event=number is left as written."""
+    def one(item: str) -> str:
+        event, sep, value = item.rpartition("=")
+        unit = counter_unit(event) if sep else ""
+        try:
+            float(value)
+        except ValueError:
+            return item
+        return f"{item} {unit}" if unit else item
+    return "; ".join(" ".join(one(item) for item in group.split(" "))
+                     for group in pairs.split("; "))
 
 
 _TIME_SCALES = (("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1.0))
@@ -242,24 +271,50 @@ def case_files(context: dict[str, Any]) -> dict[str, str]:
     return result
 
 
+NO_SOURCE = "no source file"
+
+
 @dataclass
 class Section:
-    """The benchmarks a report draws together: one family. A family's
-    benchmarks measure one thing at different sizes; two families of one
-    source file may not (ns per lookup beside ns per whole sort), so they
-    never share an axis."""
-    name: str              # the family
-    source: str            # the source file stem (pmubench_case_files), or ""
-    members: list[Instance]
+    """The benchmarks a report draws together: every family one source file
+    registered (pmubench_case_files), or, in one section named NO_SOURCE,
+    every family the context names no file for (plain BENCHMARK cases, or a
+    file written without the key). A family that sweeps an argument gets
+    its own scaling figures; the section's other families share one bar
+    chart, a panel per metric, so two families only ever share an axis of
+    one metric and unit."""
+    source: str                            # the source file stem, or ""
+    families: dict[str, list[Instance]]    # family -> its benchmarks, file order
+
+    @property
+    def name(self) -> str:
+        return self.source or NO_SOURCE
+
+    @property
+    def members(self) -> list[Instance]:
+        return [inst for group in self.families.values() for inst in group]
+
+    @property
+    def title(self) -> str:
+        """'branch_prediction (4 families)', 'no source file (1 family)'."""
+        n = len(self.families)
+        return f"{self.name} ({n} {'family' if n == 1 else 'families'})"
 
 
 def group_sections(instances: list[Instance],
                    context: dict[str, Any]) -> list[Section]:
-    """One section per family, in file order, each with the source file
-    that registered it where the context's pmubench_case_files says."""
+    """One section per source file (the context's pmubench_case_files),
+    plus one for the families it names no file for, in the order their
+    first family appears in the file; families in file order inside."""
     sources = case_files(context)
-    return [Section(family, sources.get(family, ""), members)
-            for family, members in group_families(instances).items()]
+    sections: dict[str, Section] = {}
+    for family, members in group_families(instances).items():
+        source = sources.get(family, "")
+        section = sections.get(source)
+        if section is None:
+            section = sections[source] = Section(source, {})
+        section.families[family] = members
+    return list(sections.values())
 
 
 @dataclass(frozen=True)
