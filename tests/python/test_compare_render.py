@@ -60,3 +60,33 @@ def test_json_report_is_the_dict_one_row_a_line(fixture_path):
     assert json.loads(text) == json.loads(json.dumps(render_json.to_dict(result, 0)))
     rows = [line for line in text.splitlines() if line.startswith('    {"benchmark": ')]
     assert len(rows) == len(result.rows)
+
+
+def test_interval_heading_says_when_rows_carry_a_lower_level():
+    class Row:
+        def __init__(self, level):
+            self.interval = None if level is None else stats.Interval(-0.1, 0.1, level)
+
+    full = formatting.interval_heading([Row(0.968), Row(None)], 0.05)
+    assert full == "95% Hodges-Lehmann interval"
+    low = formatting.interval_heading([Row(0.968), Row(0.9)], 0.05)
+    assert low.startswith("95% Hodges-Lehmann interval (rows marked @N%")
+
+
+def test_text_and_markdown_headers_explain_rows_at_a_lower_level(fixture_path):
+    from pmubench.compare import render_text
+    base = benchjson.load(str(fixture_path("compare", "instr_base.json")))
+    cont = benchjson.load(str(fixture_path("compare", "instr_regression.json")))
+    for reps in (None, 3):  # every repetition (95% reached), then 3 a side
+        if reps is not None:
+            for side in (base, cont):
+                seen: dict[str, int] = {}
+                side.runs = [r for r in side.runs
+                             if seen.setdefault(r.run_name, 0) < reps
+                             and not seen.update({r.run_name: seen[r.run_name] + 1})]
+        result = comparison.compare(base, cont)
+        marked = any("@" in formatting.interval(r.interval, result.alpha)
+                     for r in result.rows)
+        assert marked == (reps == 3)
+        for text in (render_text.render(result), render_markdown.render(result)):
+            assert ("rows marked @N%" in text) == marked

@@ -48,6 +48,17 @@ def interval(iv: stats.Interval | None, alpha: float) -> str:
     return text
 
 
+def interval_heading(rows, alpha: float) -> str:
+    """'95% Hodges-Lehmann interval', and where some rows' samples are too
+    small to reach that level, that those rows say their own ('@67%')."""
+    text = f"{stats.confidence_label(alpha)} Hodges-Lehmann interval"
+    if any(r.interval is not None and r.interval.level < 1.0 - alpha - 1e-9
+           for r in rows):
+        text += (" (rows marked @N% have too few repetitions for it: their"
+                 " interval is the widest the samples give, at level N%)")
+    return text
+
+
 def p_value(p: float | None) -> str:
     if p is None:
         return "-"

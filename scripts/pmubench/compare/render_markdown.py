@@ -10,7 +10,6 @@ from __future__ import annotations
 from pmubench.compare import comparison as cmp
 from pmubench.compare import formatting as fmt
 from pmubench.compare import gates, machines, render_text
-from pmubench.compare import stats
 
 # GitHub rejects comments over 65,536 characters; a row is about 130.
 MAX_DETAIL_ROWS = 250
@@ -79,7 +78,7 @@ def render(c: cmp.Comparison) -> str:
         out += [f"> **Simulated counts.** {_escape(c.backend.describe())}.", ""]
     out += [f"Baseline `{_escape(c.baseline_path)}`, contender "
             f"`{_escape(c.contender_path)}`. Change is of the medians; CI is a "
-            f"{stats.confidence_label(c.alpha)} Hodges-Lehmann interval; p is a "
+            f"{fmt.interval_heading(c.rows, c.alpha)}; p is a "
             f"two-sided Mann-Whitney U test (alpha {c.alpha:g}).", ""]
     out += [f"> :warning: **Warning:** {_escape(w)}" for w in c.warnings]
     if c.warnings:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pmubench.compare import comparison as cmp
 from pmubench.compare import formatting as fmt
 from pmubench.compare import machines
-from pmubench.compare import stats
 
 _RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m", "\033[0m"
 _YELLOW = "\033[33m"
@@ -57,8 +56,7 @@ def top_lines(c: cmp.Comparison, color: bool = False) -> list[str]:
 def render(c: cmp.Comparison, color: bool = False) -> str:
     out = top_lines(c, color)
     out += [f"Baseline:  {c.baseline_path}", f"Contender: {c.contender_path}",
-            f"CI: {stats.confidence_label(c.alpha)} Hodges-Lehmann interval of "
-            f"the change; p: two-sided Mann-Whitney U; alpha {c.alpha:g}"]
+            f"CI: {fmt.interval_heading(c.rows, c.alpha)} of the change; p: two-sided Mann-Whitney U; alpha {c.alpha:g}"]
     if any(r.mode != cmp.U_TEST for r in c.rows):
         out.append("Verdicts marked (few reps) or (threshold only) rest on less "
                    "evidence than the test; compare.py --help says how")
