@@ -282,6 +282,26 @@ _ACCESS_RE = re.compile(r"^\s*(?:(?:public|protected|private|virtual)\s+)+")
 _SETUP_BUILDER_RE = re.compile(r"->\s*(Setup|Teardown)\s*\(\s*&?\s*([\w:]+)")
 
 
+_DEFINE_RE = re.compile(r"#\s*define\s+(\w+)\(([^)]*)\)")
+
+
+def _enclosing_define(code: str, pos: int) -> tuple[str, list[str]] | None:
+    """(name, parameters) of the function-like #define whose body holds pos."""
+    start = pos
+    while True:
+        nl = code.rfind("\n", 0, start)
+        # A line that ends in a backslash continues onto the next.
+        if nl > 0 and code[:nl].rstrip(" \t\r").endswith("\\"):
+            start = nl
+            continue
+        break
+    line_start = nl + 1
+    m = _DEFINE_RE.match(code, line_start + (len(code[line_start:]) - len(code[line_start:].lstrip(" \t"))))
+    if not m or m.end() > pos:
+        return None
+    return m.group(1), [p.strip() for p in m.group(2).split(",")]
+
+
 def _last_name(expr: str) -> str | None:
     """BM_X for `BM_X`, `ns::BM_X`, `BM_X<int, 8>`, `&BM_X`."""
     m = re.match(r"\s*&?\s*((?:::)?\s*\w+(?:\s*::\s*\w+)*)", expr)
@@ -368,6 +388,7 @@ def convert_source(text: str) -> Result:
     # Registration macros, and the names of the cases they register.
     case_functions: dict[str, int] = {}  # function name -> line registered
     fixture_classes: dict[str, int] = {}  # fixture class -> line used
+    wrappers: list[tuple[str, int, str, int]] = []
     for m in macros:
         name = m.group(1)
         edits.add(m.start(1), m.start(1), "PMU_", macro_kind(name))
@@ -381,6 +402,13 @@ def convert_source(text: str) -> Result:
         args = split_args(code, open_at, close_at)
         first = text[args[0][0]:args[0][1]]
         target = _last_name(first)
+        # Inside `#define MY_BENCH(fn) BENCHMARK(fn)->...`: the cases are
+        # what MY_BENCH is given, wherever it is used.
+        define = _enclosing_define(code, m.start())
+        if define and target in define[1]:
+            wrappers.append((define[0], define[1].index(target), name,
+                             line_of(text, m.start())))
+            continue
         if name in CASE_MACROS:
             if target:
                 case_functions.setdefault(target, line_of(text, m.start()))
@@ -391,6 +419,32 @@ def convert_source(text: str) -> Result:
                 params = _params_after(code, close_at + 1)
                 if params and _STATE_IN_PARAM_RE.match(code[params[0] + 1:params[1]]):
                     _rewrite_states(text, code, params[0], params[1] + 1, edits)
+
+    # Uses of the user's own macros that wrap a registration macro.
+    for macro, index, wrapped, define_line in wrappers:
+        used = False
+        for u in re.finditer(r"(?<![\w#])" + re.escape(macro) + r"\s*\(", code):
+            if (_enclosing_define(code, u.start())
+                    or re.search(r"#\s*define\s+$", code[max(0, u.start() - 80):u.start()])):
+                continue  # inside a #define, or the #define's own name
+            close_at = matching_paren(code, u.end() - 1)
+            if close_at < 0:
+                continue
+            args = split_args(code, u.end() - 1, close_at)
+            if index < len(args):
+                target = _last_name(text[args[index][0]:args[index][1]])
+                if target:
+                    used = True
+                    registry = case_functions if wrapped in CASE_MACROS else fixture_classes
+                    registry.setdefault(target, line_of(text, u.start()))
+            if wrapped in FIXTURE_BODY_MACROS:
+                params = _params_after(code, close_at + 1)
+                if params and _STATE_IN_PARAM_RE.match(code[params[0] + 1:params[1]]):
+                    _rewrite_states(text, code, params[0], params[1] + 1, edits)
+        if not used:
+            notes.append(Note(define_line, f"the macro {macro} registers cases, but "
+                                           "this file never uses it: the cases it "
+                                           "registers elsewhere must take pmubench::State"))
 
     for m in mains:
         edits.add(m.start(), m.end(), "PMUBENCH_MAIN()", KIND_MAIN)
@@ -465,13 +519,12 @@ def convert_source(text: str) -> Result:
 
     # Fixture classes: the base, then benchmark::State in every member of a
     # class derived (here) from benchmark::Fixture or from such a class.
-    fixture_bodies: dict[str, tuple[int, int]] = {}
     derived: set[str] = set()
     classes = []
     for m in _CLASS_RE.finditer(code):
         body_open = m.end() - 1
         body_close = matching_brace(code, body_open)
-        classes.append((m.group(1), m.group(2), m.start(2), m.end(2), body_open, body_close))
+        classes.append((m.group(1), m.group(2), body_open, body_close))
     grew = True
     while grew:
         grew = False
@@ -483,10 +536,9 @@ def convert_source(text: str) -> Result:
                            for b in bases.split(","))):
                 derived.add(cname)
                 grew = True
-    for cname, _bases, bstart, bend, body_open, body_close in classes:
+    for cname, _bases, body_open, body_close in classes:
         if cname not in derived or body_close < 0:
             continue
-        fixture_bodies[cname] = (body_open, body_close)
         _rewrite_states(text, code, body_open, body_close, edits)
     # Members defined outside their class: void Table::SetUp(const benchmark::State&)
     for cname in derived:

@@ -230,6 +230,27 @@ def test_a_case_defined_elsewhere_is_listed():
     assert "BM_FromHeader" in result.blocking[0].message
 
 
+def test_a_macro_of_the_files_own_that_wraps_a_registration():
+    """#define SIZES(fn) BENCHMARK(fn)->...: the cases are what SIZES is
+    given, and an _F wrapper's parameter list follows its use."""
+    src = """\
+#include <benchmark/benchmark.h>
+#define SIZES(fn) \\
+  BENCHMARK(fn)->Range(8, 64)
+#define CASE_OF(Fix, Name) BENCHMARK_F(Fix, Name)
+static void BM_A(benchmark::State& state) { for (auto _ : state) {} }
+SIZES(BM_A);
+class T : public benchmark::Fixture {};
+CASE_OF(T, Run)(benchmark::State& st) { for (auto _ : st) {} }
+"""
+    result = conv.convert_source(src)
+    assert "  PMU_BENCHMARK(fn)->Range(8, 64)" in result.text
+    assert "#define CASE_OF(Fix, Name) PMU_BENCHMARK_F(Fix, Name)" in result.text
+    assert "static void BM_A(pmubench::State& state)" in result.text
+    assert "CASE_OF(T, Run)(pmubench::State& st)" in result.text
+    assert result.notes == []
+
+
 def test_range_x_and_range_y_become_range_0_and_1():
     src = ("#include <benchmark/benchmark.h>\n"
            "void BM_X(benchmark::State& s) { for (auto _ : s) f(s.range_x(), s.range_y()); }\n"
