@@ -7,8 +7,11 @@ pmubench's own WORKSPACE calls it, and so does a project that uses pmubench:
     pmubench_deps()
 
 and depends on "@pmubench//framework:pmubench_main" (or :pmubench with
-PMUBENCH_MAIN()). The project's .bazelrc must set the C++ standard, as for
-Abseil: `build --cxxopt=-std=c++20`.
+PMUBENCH_MAIN()), and on "@pmubench//third_party:absl" if its own code
+includes Abseil. The project's .bazelrc sets the C++ standard, as for
+Abseil (`build --cxxopt=-std=c++20`), and `build --nosandbox_debug` against
+Debian's /etc/bazel/bazelrc. README.md, "Use it in your project", has the
+three files.
 
 Everything comes from the local disk (Debian's bazel-bootstrap 4.2.3):
 rules_java from the bazel-rules-java package, rules_cc and

@@ -20,12 +20,18 @@ def write_atomically(path: str, text: str) -> None:
     another user of a CI job could not read). Raises OSError (ENOSPC,
     EFBIG, EIO from the write, the flush at close or fsync(2)); the temp
     file is removed then and path is left as it was."""
+    write_bytes_atomically(path, text.encode("utf-8"))
+
+
+def write_bytes_atomically(path: str, data: bytes, mode: int | None = None) -> None:
+    """write_atomically for bytes; mode, when given, is the new file's
+    (a file rewritten in place keeps its own), else 0666 & ~umask."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".pmubench-", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            os.fchmod(f.fileno(), 0o666 & ~_umask())
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), (0o666 & ~_umask()) if mode is None else mode)
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())  # the data is on disk before the name is
         os.replace(tmp, path)

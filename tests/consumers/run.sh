@@ -2,14 +2,20 @@
 # Builds and runs a consumer project against pmubench as a user would, then
 # checks its JSON (check_json.py: exact page-faults per iteration).
 #
-#   run.sh cmake-package BUILD_DIR  cmake --install BUILD_DIR into a temporary
-#                                   prefix; find_package(pmubench) there; and
-#                                   pkg-config --cflags --libs pmubench
+#   run.sh cmake-package            README's install recipe, run as written
+#                                   in a fresh directory (a copy of the
+#                                   source, HOME a temporary directory): it
+#                                   must build the three libraries and
+#                                   nothing else; then find_package(pmubench)
+#                                   in that prefix, and pkg-config --cflags
+#                                   --libs pmubench
 #   run.sh cmake-subdirectory       add_subdirectory(pmubench): none of
 #                                   pmubench's tests or benches may be built
-#   run.sh bazel                    local_repository + pmubench_deps()
+#   run.sh bazel                    README's WORKSPACE, BUILD and .bazelrc
+#                                   (bazel/ is them, readme_snippets.py
+#                                   checks); no sandbox debug log
 #
-# Each first checks that bench.cc is gbench_original.cc after convert.sed.
+# Each first checks that bench.cc is gbench_original.cc after scripts/convert.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,10 +27,11 @@ jobs=${PMUBENCH_CONSUMER_JOBS:-2}
 fail() { echo "run.sh: FAIL: $*" >&2; exit 1; }
 
 check_converted() {
-  sed -f "$here/convert.sed" "$here/gbench_original.cc" >"$work/converted.cc"
+  /usr/bin/python3 "$root/scripts/convert" --quiet "$here/gbench_original.cc" \
+    -o "$work/converted.cc" || fail "scripts/convert gbench_original.cc failed"
   for f in "$here/cmake/bench.cc" "$here/bazel/bench.cc"; do
     diff -u "$work/converted.cc" "$f" ||
-      fail "$f is not gbench_original.cc after convert.sed"
+      fail "$f is not gbench_original.cc after scripts/convert"
   done
 }
 
@@ -47,16 +54,43 @@ run_bench() {
 }
 
 cmake_package() {
-  local pmubench_build=$1
-  cmake --install "$pmubench_build" --prefix "$work/prefix" >/dev/null
+  # README's recipe, as written: `pmubench` is the checkout (a copy, so that
+  # pmubench/build is fresh), "$HOME/.local" the prefix.
+  local recipe
+  recipe=$(/usr/bin/python3 "$here/readme_snippets.py" install)
+  grep -q -- '-DPMUBENCH_BUILD_BENCHES=OFF' <<<"$recipe" ||
+    fail "README's install recipe builds the benches: $recipe"
+  mkdir -p "$work/recipe/pmubench" "$work/home"
+  tar -C "$root" --exclude='./build*' --exclude='./bazel-*' --exclude=./.git \
+    -cf - . | tar -C "$work/recipe/pmubench" -xf -
+  local start=$SECONDS
+  (cd "$work/recipe" && HOME="$work/home" bash -euo pipefail -c "$recipe") \
+    >"$work/recipe.log" 2>&1 || { cat "$work/recipe.log" >&2; fail "README's install recipe failed"; }
+  local built
+  built=$(sed -n 's/^\[ *[0-9]*%\] Built target //p' "$work/recipe.log" | sort | tr '\n' ' ')
+  echo "run.sh: the install recipe took $((SECONDS - start)) s and built: ${built:-(no Makefile log)}"
+  # The Makefile generator names each target it built.
+  [[ -z $built || $built == "pmubench pmubench_main pmubench_perf " ]] ||
+    fail "README's install recipe built more (or less) than the libraries: $built"
+  # Whatever the generator: the build tree holds the three libraries and no
+  # other program or library.
+  local artifacts
+  artifacts=$(find "$work/recipe/pmubench/build" -path '*/CMakeFiles' -prune -o \
+    -type f \( -name '*.a' -o -name '*.so' -o -perm -u+x \) -printf '%f\n' | sort | tr '\n' ' ')
+  [[ $artifacts == "libpmubench.a libpmubench_main.a libpmubench_perf.a " ]] ||
+    fail "the recipe's build tree holds more than the libraries: $artifacts"
+  local prefix="$work/home/.local"
+  [[ -f $prefix/include/pmubench/framework/pmubench.h ]] ||
+    fail "nothing installed under $prefix"
+
   cmake -S "$here/cmake" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+    -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
   cmake --build "$work/build" -j"$jobs" >/dev/null
   run_bench "$work/build/bench" true
 
   # pkg-config users: one command line.
   local libdir
-  libdir=$(find "$work/prefix" -name pmubench.pc -printf '%h\n')
+  libdir=$(find "$prefix" -name pmubench.pc -printf '%h\n')
   [[ -n $libdir ]] || fail "no pmubench.pc installed"
   # shellcheck disable=SC2046
   g++ -O2 "$here/cmake/bench.cc" -o "$work/bench_pc" \
@@ -83,23 +117,36 @@ cmake_subdirectory() {
 }
 
 bazel_consumer() {
+  /usr/bin/python3 "$here/readme_snippets.py" bazel-check ||
+    fail "tests/consumers/bazel is not README's Bazel text"
   cd "$here/bazel"
+  # Stop the server this starts, however the test ends: it would otherwise
+  # idle for hours, holding what the test's caller gave it (a flock'd fd).
+  trap 'bazel shutdown >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
   # No convenience symlinks inside pmubench's tree; Bazel's default
-  # compilation mode (fastbuild, no -O), so the run must warn.
-  # --nosandbox_debug: Debian's /etc/bazel/bazelrc floods the log otherwise.
-  bazel build --symlink_prefix=/ --nosandbox_debug //:bench
+  # compilation mode (fastbuild, no -O), so the run must warn. No other
+  # flag: the consumer's .bazelrc is README's, and it alone must keep
+  # Debian's --sandbox_debug out of the log.
+  bazel build --symlink_prefix=/ //:bench >"$work/bazel.log" 2>&1 ||
+    { cat "$work/bazel.log" >&2; fail "bazel build failed"; }
+  # The debug log's lines name linux-sandbox-pid1.cc or linux-sandbox.cc
+  # (progress lines say "linux-sandbox" alone, the strategy).
+  local noise
+  noise=$(grep -c 'linux-sandbox[-a-z0-9]*\.cc' "$work/bazel.log" || true)
+  [[ $noise == 0 ]] ||
+    fail "$noise lines of sandbox debug log: $(grep -m3 'linux-sandbox[-a-z0-9]*\.cc' "$work/bazel.log")"
+  echo "run.sh: bazel build printed $(wc -l <"$work/bazel.log") lines"
   local bin
   bin=$(bazel info --symlink_prefix=/ bazel-bin)/bench
   run_bench "$bin" false
-  bazel shutdown
 }
 
 check_converted
 case ${1:-} in
-  cmake-package) cmake_package "${2:?usage: run.sh cmake-package BUILD_DIR}" ;;
+  cmake-package) cmake_package ;;
   cmake-subdirectory) cmake_subdirectory ;;
   bazel) bazel_consumer ;;
-  *) echo "usage: run.sh cmake-package BUILD_DIR | cmake-subdirectory | bazel" >&2
+  *) echo "usage: run.sh cmake-package | cmake-subdirectory | bazel" >&2
      exit 2 ;;
 esac
 echo "run.sh: $1: OK"

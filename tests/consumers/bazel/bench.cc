@@ -1,6 +1,7 @@
-// A Google Benchmark file as its user had it, before pmubench. The consumer
-// projects hold this file converted by convert.sed (search and replace
-// alone) as bench.cc; run.sh checks that they are exactly that.
+// A Google Benchmark file as its user had it, before pmubench: the include
+// spelled with quotes, as most projects write it, and Abseil used directly.
+// The consumer projects hold this file converted by scripts/convert as
+// bench.cc; run.sh checks that they are exactly that.
 //
 // Every case touches a known number of fresh pages per iteration, so its
 // page-faults per iteration are exact.
@@ -11,6 +12,8 @@
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
+
+#include "absl/strings/str_cat.h"
 
 namespace {
 
@@ -52,6 +55,7 @@ template <int kPages>
 void BM_TouchPages(pmubench::State& state) {
   FreshPages pages(kPages * static_cast<size_t>(state.max_iterations));
   for (auto _ : state) pages.TouchNext(kPages);
+  state.SetLabel(absl::StrCat(kPages, " pages per iteration"));
 }
 PMU_BENCHMARK_TEMPLATE(BM_TouchPages, 3)->Iterations(20);
 
