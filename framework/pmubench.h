@@ -27,8 +27,8 @@
 //   PMU_BENCHMARK_REGISTER_F(Table, Insert)->Arg(8);
 //
 // Every BENCHMARK* macro of Google Benchmark 1.7.1 has its PMU_BENCHMARK*
-// twin (registration_macros.h), so a Google Benchmark file converts by search
-// and replace; PMUBENCH_MAIN() replaces BENCHMARK_MAIN().
+// twin (registration_macros.h), so scripts/convert turns a Google Benchmark
+// file into a pmubench one; PMUBENCH_MAIN() replaces BENCHMARK_MAIN().
 //
 // Every PMU_BENCHMARK* macro returns benchmark::internal::Benchmark*, so every
 // builder call (Arg, Range, Threads, Repetitions, MinTime, Unit, ...) and every

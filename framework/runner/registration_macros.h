@@ -1,7 +1,8 @@
 // The PMU_BENCHMARK* macros: Google Benchmark 1.7.1's BENCHMARK* macros with
-// a PMU_ prefix, so that a Google Benchmark file converts by search and
-// replace (BENCHMARK -> PMU_BENCHMARK, benchmark::State -> pmubench::State,
-// benchmark::Fixture -> pmubench::Fixture, BENCHMARK_MAIN -> PMUBENCH_MAIN).
+// a PMU_ prefix, so that scripts/convert turns a Google Benchmark file into
+// a pmubench one (BENCHMARK -> PMU_BENCHMARK, benchmark::State ->
+// pmubench::State where it is a case's parameter, benchmark::Fixture ->
+// pmubench::Fixture, BENCHMARK_MAIN -> PMUBENCH_MAIN).
 //
 //   PMU_BENCHMARK(BM_X)->Arg(8);                  // void BM_X(pmubench::State&)
 //   PMU_BENCHMARK(BM_Templ<int, 8>);              // as BENCHMARK(...)

@@ -22,8 +22,10 @@ constexpr int kAddOneLine = __LINE__ + 1;
 __attribute__((noinline)) int AddOne(int x) { asm volatile("" : "+r"(x)); return x + 1; }  // NOLINT
 
 // Two lines apart: the second function's rows do not say the first's line.
+// Eight nops make it at least 9 bytes long in every build (at -O2 the
+// multiply alone is `lea; ret`, 4 bytes), 36 on arm64.
 constexpr int kTimesTwoLine = __LINE__ + 1;
-__attribute__((noinline)) int TimesTwo(int x) { asm volatile("" : "+r"(x)); return x * 2; }  // NOLINT
+__attribute__((noinline)) int TimesTwo(int x) { asm volatile(".rept 8\n\tnop\n\t.endr" : "+r"(x)); return x * 2; }  // NOLINT
 
 uint64_t AddressOf(int (*f)(int)) { return reinterpret_cast<uint64_t>(f); }
 
@@ -38,9 +40,8 @@ TEST(SourceLineOfTest, NamesTheFileAndLineOfAFunction) {
 
 TEST(SourceLineOfTest, EveryInstructionOfAFunctionIsOnItsLine) {
   ASSERT_EQ(TimesTwo(2), 4);
-  // The first bytes of TimesTwo: past its entry, still inside it (its body
-  // is a few instructions of at least 2 bytes on x86-64, 4 on arm64).
-  for (uint64_t offset : {0, 2, 4}) {
+  // The first 9 bytes of TimesTwo: past its entry, still inside it.
+  for (uint64_t offset : {0, 2, 4, 6, 8}) {
     std::optional<SourceLine> at = SourceLineOf(AddressOf(&TimesTwo) + offset);
     ASSERT_TRUE(at.has_value()) << "offset " << offset;
     EXPECT_EQ(at->line, kTimesTwoLine) << "offset " << offset;
