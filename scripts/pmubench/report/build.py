@@ -531,6 +531,8 @@ def build_report(benches: list[benchjson.BenchFile], outdir: str,
                 outdir, names, (labels[0], label), (all_instances[0], insts),
                 benches[0].context)
         report.verdicts = [
-            Verdicts(label, compare_text.result_line(c), c.warnings, verdict_table(c))
+            Verdicts(label, compare_text.result_line(c),
+                     ([c.backend.describe()] if c.backend.simulated else []) + c.warnings,
+                     verdict_table(c))
             for label, c in zip(labels[1:], judged)]
     return report

@@ -154,6 +154,8 @@ def render_page(rep: report_mod.Report) -> str:
     for fs in rep.files:
         out.append(f'<h2 id="{_anchor(fs.label)}">Run {_e(fs.label)}</h2>')
         out.append(f"<p>File: <code>{_e(fs.path)}</code></p>")
+        if (note := series.backend_note(fs.context)) is not None:
+            out.append(f'<p class="warning">{_e(note)}</p>')
         out.append('<table class="context">')
         out += [f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in context_rows(fs.context)]
         out.append("</table>")

@@ -109,7 +109,29 @@ def metric_unit(metric: str) -> str:
     if kind == "derived":
         return "fraction"
     unit = counter_unit(metric)
-    return f"{unit or 'events'} per iteration"
+    per_iteration = f"{unit or 'events'} per iteration"
+    return f"simulated {per_iteration}" if is_simulated(metric) else per_iteration
+
+
+def is_simulated(metric: str) -> bool:
+    """A count of the callgrind backend (`callgrind/instructions/`), not of
+    the hardware."""
+    return metric.startswith("callgrind/")
+
+
+def backend_note(context: dict) -> str | None:
+    """What a file of the callgrind backend must say above its figures: its
+    counts are simulated, by which valgrind and cache geometry, and its
+    times are those of a run under valgrind. None for hardware counts."""
+    if context.get("pmubench_backend") != "callgrind":
+        return None
+    parts = [f"valgrind {context.get('pmubench_valgrind', '(version not recorded)')}"]
+    if context.get("pmubench_cache_geometry"):
+        parts.append(f"cache geometry {context['pmubench_cache_geometry']}")
+    return ("Simulated counts: every callgrind/ metric of this run was counted "
+            f"by callgrind ({', '.join(parts)}), not by the hardware; its "
+            "times are those of a run under valgrind, many times slower than "
+            "a native one, and not comparable with them.")
 
 
 def counter_unit(event: str) -> str:
