@@ -10,7 +10,7 @@ and depends on "@pmubench//framework:pmubench_main" (or :pmubench with
 PMUBENCH_MAIN()), and on "@pmubench//third_party:absl" if its own code
 includes Abseil. The project's .bazelrc sets the C++ standard, as for
 Abseil (`build --cxxopt=-std=c++20`), and `build --nosandbox_debug` against
-Debian's /etc/bazel/bazelrc. README.md, "Use it in your project", has the
+Debian's /etc/bazel/bazelrc. docs/building.md, "Use it in your project", has the
 three files.
 
 Everything comes from the local disk (Debian's bazel-bootstrap 4.2.3):

@@ -2,7 +2,7 @@
 # Builds and runs a consumer project against pmubench as a user would, then
 # checks its JSON (check_json.py: exact page-faults per iteration).
 #
-#   run.sh cmake-package            README's install recipe, run as written
+#   run.sh cmake-package            docs/building.md's install recipe, run as written
 #                                   in a fresh directory (a copy of the
 #                                   source, HOME a temporary directory): it
 #                                   must build the three libraries and
@@ -11,7 +11,7 @@
 #                                   --libs pmubench
 #   run.sh cmake-subdirectory       add_subdirectory(pmubench): none of
 #                                   pmubench's tests or benches may be built
-#   run.sh bazel                    README's WORKSPACE, BUILD and .bazelrc
+#   run.sh bazel                    docs/building.md's WORKSPACE, BUILD and .bazelrc
 #                                   (bazel/ is them, readme_snippets.py
 #                                   checks); no sandbox debug log
 #
@@ -54,24 +54,24 @@ run_bench() {
 }
 
 cmake_package() {
-  # README's recipe, as written: `pmubench` is the checkout (a copy, so that
+  # docs/building.md's recipe, as written: `pmubench` is the checkout (a copy, so that
   # pmubench/build is fresh), "$HOME/.local" the prefix.
   local recipe
   recipe=$(/usr/bin/python3 "$here/readme_snippets.py" install)
   grep -q -- '-DPMUBENCH_BUILD_BENCHES=OFF' <<<"$recipe" ||
-    fail "README's install recipe builds the benches: $recipe"
+    fail "docs/building.md's install recipe builds the benches: $recipe"
   mkdir -p "$work/recipe/pmubench" "$work/home"
   tar -C "$root" --exclude='./build*' --exclude='./bazel-*' --exclude=./.git \
     -cf - . | tar -C "$work/recipe/pmubench" -xf -
   local start=$SECONDS
   (cd "$work/recipe" && HOME="$work/home" bash -euo pipefail -c "$recipe") \
-    >"$work/recipe.log" 2>&1 || { cat "$work/recipe.log" >&2; fail "README's install recipe failed"; }
+    >"$work/recipe.log" 2>&1 || { cat "$work/recipe.log" >&2; fail "docs/building.md's install recipe failed"; }
   local built
   built=$(sed -n 's/^\[ *[0-9]*%\] Built target //p' "$work/recipe.log" | sort | tr '\n' ' ')
   echo "run.sh: the install recipe took $((SECONDS - start)) s and built: ${built:-(no Makefile log)}"
   # The Makefile generator names each target it built.
   [[ -z $built || $built == "pmubench pmubench_main pmubench_perf " ]] ||
-    fail "README's install recipe built more (or less) than the libraries: $built"
+    fail "docs/building.md's install recipe built more (or less) than the libraries: $built"
   # Whatever the generator: the build tree holds the three libraries and no
   # other program or library.
   local artifacts
@@ -118,14 +118,14 @@ cmake_subdirectory() {
 
 bazel_consumer() {
   /usr/bin/python3 "$here/readme_snippets.py" bazel-check ||
-    fail "tests/consumers/bazel is not README's Bazel text"
+    fail "tests/consumers/bazel is not docs/building.md's Bazel text"
   cd "$here/bazel"
   # Stop the server this starts, however the test ends: it would otherwise
   # idle for hours, holding what the test's caller gave it (a flock'd fd).
   trap 'bazel shutdown >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
   # No convenience symlinks inside pmubench's tree; Bazel's default
   # compilation mode (fastbuild, no -O), so the run must warn. No other
-  # flag: the consumer's .bazelrc is README's, and it alone must keep
+  # flag: the consumer's .bazelrc is docs/building.md's, and it alone must keep
   # Debian's --sandbox_debug out of the log.
   bazel build --symlink_prefix=/ //:bench >"$work/bazel.log" 2>&1 ||
     { cat "$work/bazel.log" >&2; fail "bazel build failed"; }

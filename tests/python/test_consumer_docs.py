@@ -1,5 +1,5 @@
-"""README "Use it in your project" and tests/consumers say the same thing:
-the Bazel consumer's WORKSPACE, BUILD and .bazelrc are the README's text,
+"""docs/building.md "Use it in your project" and tests/consumers say the same
+thing: the Bazel consumer's WORKSPACE, BUILD and .bazelrc are that page's text,
 and the install recipe builds the libraries only. (tests/consumers/run.sh
 then builds and runs them: CTest consumers.*.)"""
 
@@ -10,7 +10,7 @@ import pathlib
 import re
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-README = (REPO / "README.md").read_text()
+DOC = (REPO / "docs" / "building.md").read_text()
 
 _spec = importlib.util.spec_from_file_location(
     "readme_snippets", REPO / "tests" / "consumers" / "readme_snippets.py")
@@ -18,19 +18,19 @@ snippets = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(snippets)
 
 
-def test_the_bazel_consumer_is_the_readme_text():
-    assert snippets.bazel_differences(README) == []
+def test_the_bazel_consumer_is_the_documented_text():
+    assert snippets.bazel_differences(DOC) == []
 
 
 def test_the_bazel_text_keeps_debians_sandbox_debug_out_and_names_abseil():
-    files = snippets.bazel_files(README)
+    files = snippets.bazel_files(DOC)
     rc = [ln for ln in files[".bazelrc"].splitlines() if not ln.startswith("#")]
     assert "build --nosandbox_debug" in rc
     assert "build --cxxopt=-std=c++20" in rc
     assert '"@pmubench//third_party:absl"' in files["BUILD.bazel"]
 
 
-def test_the_abseil_target_the_readme_names_is_public():
+def test_the_abseil_target_the_docs_name_is_public():
     build = (REPO / "third_party" / "BUILD.bazel").read_text()
     assert 'package(default_visibility = ["//visibility:public"])' in build
     assert re.search(r'alias\(\s*name = "absl",', build)
@@ -41,12 +41,12 @@ def test_the_bazel_check_catches_a_consumer_that_departs(tmp_path):
         (tmp_path / name).write_text((snippets.BAZEL_CONSUMER / name).read_text())
     rc = (tmp_path / ".bazelrc").read_text()
     (tmp_path / ".bazelrc").write_text(rc.replace("build --nosandbox_debug\n", ""))
-    problems = snippets.bazel_differences(README, tmp_path)
+    problems = snippets.bazel_differences(DOC, tmp_path)
     assert len(problems) == 1 and ".bazelrc" in problems[0]
 
 
 def test_the_install_recipe_builds_the_libraries_only_with_a_bounded_j():
-    recipe = snippets.install_recipe(README)
+    recipe = snippets.install_recipe(DOC)
     lines = recipe.splitlines()
     assert lines[0].startswith("cmake -S pmubench -B pmubench/build ")
     assert "-DPMUBENCH_BUILD_TESTS=OFF" in lines[0]

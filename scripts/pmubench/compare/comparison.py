@@ -28,13 +28,14 @@ Times, cycles and cache misses are "not gated" there: on a loaded machine
 they move by more than their threshold between two runs of the same binary,
 and with 3 vs 3 complete separation happens by chance in 1 pair of samples
 in 10, so over a suite of a hundred rows an unchanged binary "regressed"
-dozens of times (an A/A run of the suite: README, "Comparing two runs").
+dozens of times (an A/A run of the suite: docs/comparing.md, "How a row is
+judged").
 
 Rounds: a file merged from K runs (scripts/merge.py, ci_compare.sh
 --rounds K) holds each run's repetitions in order. Repetitions of one run
 share that run's machine state, and on a shared machine the state moves
 between runs by more than the thresholds of times (A/A runs on the 2-core
-development VM: README, "How a row is judged"), so the test of a
+development VM: docs/comparing.md, "How a row is judged"), so the test of a
 machine-dependent metric (every class but "deterministic") takes each run's
 median as one value: K vs K. With fewer than 4 runs a side the test cannot
 reach p < 0.05 and those metrics are "not gated" (mode "few rounds");

@@ -19,8 +19,8 @@
   an explicit request to gate is honoured or refused, never silently
   dropped. (Chosen over gating with weaker evidence: complete separation
   of 2 or 3 run medians happens by chance in 1 pair of samples in 3 or 10,
-  which failed every A/A comparison of the suite; README, "How a row is
-  judged".)
+  which failed every A/A comparison of the suite; docs/comparing.md, "How
+  a row is judged".)
 - `check_selectors`: a --threshold or --metrics selector that names no
   metric of either file ('instrutions=0.5') is bad input naming the near
   names; "time" and "default" are always valid.

@@ -1,6 +1,6 @@
 """Per-metric thresholds: how large a change must be before it counts.
 
-Defaults follow each metric's run-to-run noise (README text; `compare.py
+Defaults follow each metric's run-to-run noise (docs/comparing.md, "Default thresholds"; `compare.py
 --help` prints the same table):
 
   class          threshold  floor     metrics
