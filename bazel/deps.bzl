@@ -67,6 +67,6 @@ def pmubench_deps():
             subdirectory = "tools/remote_coverage_tools",
         )
 
-    # Abseil, Google Benchmark, libdw, GoogleTest/GoogleMock and libpfm4 from /usr,
+    # Abseil, Google Benchmark, libdw and GoogleTest/GoogleMock from /usr,
     # checked to be installed.
     pmubench_system_libraries()

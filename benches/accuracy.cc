@@ -27,7 +27,7 @@
 
 #include <cstdint>
 
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 
 #if defined(__x86_64__) || defined(__aarch64__)
 

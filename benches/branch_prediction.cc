@@ -28,7 +28,7 @@
 #include <random>
 #include <vector>
 
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 
 namespace {
 

@@ -36,7 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "benches/cached_input.h"
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

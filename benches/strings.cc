@@ -24,7 +24,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

@@ -35,7 +35,7 @@
 #include <cstdint>
 #include <thread>
 
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

@@ -1,5 +1,7 @@
-# `cmake --install`: headers under include/pmubench (included as
-# "framework/pmubench.h"), the libraries, the CMake package
+# `cmake --install`: the public header as include/pmubench/pmubench.h
+# (included as <pmubench/pmubench.h>), the headers it includes under
+# include/pmubench/framework (with framework/pmubench.h, which forwards to
+# it, for files that include that), the libraries, the CMake package
 # (find_package(pmubench) gives pmubench::pmubench, pmubench::pmubench_main
 # and pmubench::pmubench_perf) and pmubench.pc for pkg-config.
 include(CMakePackageConfigHelpers)
@@ -7,6 +9,8 @@ include(GNUInstallDirs)
 
 set(PMUBENCH_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/pmubench)
 
+install(FILES ${PROJECT_SOURCE_DIR}/include/pmubench/pmubench.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pmubench)
 install(FILES ${PROJECT_SOURCE_DIR}/framework/pmubench.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pmubench/framework)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/framework/perf

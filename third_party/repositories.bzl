@@ -2,8 +2,7 @@
 
 Each is a system_library repository (see system_library.bzl): checked to be
 installed, never downloaded. BUILD files use them through the aliases in
-//third_party (//third_party:absl, :benchmark, :dw, :gtest, :gtest_main,
-:pfm).
+//third_party (//third_party:absl, :benchmark, :dw, :gtest, :gtest_main).
 """
 
 load("//third_party:system_library.bzl", "system_library")
@@ -132,12 +131,4 @@ def pmubench_system_libraries():
         include_dirs = ["elfutils"],
         headers = ["elfutils/libdwfl.h"],
         targets = {"dw": ["dw"]},
-    )
-
-    _system_library(
-        name = "system_libpfm",
-        package = "libpfm4-dev",
-        include_dirs = ["perfmon"],
-        headers = ["perfmon/pfmlib_perf_event.h"],
-        targets = {"pfm": ["pfm"]},
     )

@@ -15,10 +15,12 @@
 #include "framework/perf/counter_group.h"
 #include "framework/runner/event_set.h"
 #include "framework/runner/plan.h"
+#include "framework/runner/version.h"
 
 namespace pmubench {
 
-inline constexpr char kVersion[] = "0.1.0";
+// framework/runner/version.h holds the number, for both builds.
+inline constexpr char kVersion[] = PMUBENCH_VERSION;
 
 namespace internal {
 

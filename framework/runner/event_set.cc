@@ -16,7 +16,7 @@ namespace {
 using perf::AsAbsl;
 
 // Splits "cycles:u" into {"cycles", ":u"}; only the :u/:k/:uk modifiers the
-// parser accepts count as a suffix (libpfm names such as
+// parser accepts count as a suffix (vendor event names such as
 // "INST_RETIRED:ANY_P" keep their colon).
 std::pair<absl::string_view, absl::string_view> SplitModifier(
     absl::string_view spec) {

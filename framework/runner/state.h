@@ -4,7 +4,7 @@
 // SetItemsProcessed, SetBytesProcessed, SetComplexityN, counters, the
 // range-for loop and KeepRunning) and wraps each batch in counter snapshots.
 //
-// How one batch is measured (DESIGN.md, "How a batch is measured"):
+// How one batch is measured (docs/design.md has the longer account):
 //   1. benchmark::State::KeepRunningBatch(max_iterations) starts the timer and
 //      takes the whole batch at once;
 //   2. start snapshot of the thread's counter group;

@@ -9,7 +9,7 @@ Pure functions over the file's text; the command line is scripts/convert.
 
 What is rewritten (only in code: never inside comments or string literals):
   #include <benchmark/benchmark.h>, #include "benchmark/benchmark.h"
-        -> #include "framework/pmubench.h"
+        -> #include <pmubench/pmubench.h>
   BENCHMARK(...), BENCHMARK_CAPTURE, BENCHMARK_TEMPLATE, _TEMPLATE1,
   _TEMPLATE2, BENCHMARK_WITH_ARG, _WITH_ARG2, _WITH_UNIT, BENCHMARK_RANGE,
   _RANGE2, BENCHMARK_F, _DEFINE_F, _REGISTER_F, BENCHMARK_TEMPLATE*_F,
@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-PMUBENCH_INCLUDE = '"framework/pmubench.h"'
+PMUBENCH_INCLUDE = "<pmubench/pmubench.h>"
 
 # Google Benchmark 1.7.1's registration macros (benchmark.h). Each has a PMU_
 # twin in framework/runner/registration_macros.h with the same arguments.

@@ -82,6 +82,10 @@ cmake_package() {
   local prefix="$work/home/.local"
   [[ -f $prefix/include/pmubench/framework/pmubench.h ]] ||
     fail "nothing installed under $prefix"
+  # The public header (bench.cc includes it) beside framework/pmubench.h,
+  # which files written before it include (checked below: it forwards).
+  [[ -f $prefix/include/pmubench/pmubench.h ]] ||
+    fail "no public header $prefix/include/pmubench/pmubench.h installed"
 
   cmake -S "$here/cmake" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
@@ -96,6 +100,16 @@ cmake_package() {
   g++ -O2 "$here/cmake/bench.cc" -o "$work/bench_pc" \
     $(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs pmubench)
   run_bench "$work/bench_pc" true
+
+  # A file that includes "framework/pmubench.h", as converted files did
+  # before <pmubench/pmubench.h>, still compiles against the installed tree.
+  printf '%s\n' '#include "framework/pmubench.h"' \
+    'static void BM_Old(pmubench::State& s) { for (auto _ : s) {} }' \
+    'PMU_BENCHMARK(BM_Old);' >"$work/old_include.cc"
+  # shellcheck disable=SC2046
+  g++ -fsyntax-only -Wall -Wextra "$work/old_include.cc" \
+    $(PKG_CONFIG_PATH="$libdir" pkg-config --cflags pmubench) ||
+    fail "a file including framework/pmubench.h does not compile"
 }
 
 cmake_subdirectory() {

@@ -32,7 +32,7 @@ BENCHMARK_MAIN();
 """
 
 WANT = """\
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 
 static void BM_X(pmubench::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(state.range(0));
@@ -50,8 +50,8 @@ PMUBENCH_MAIN();
 ])
 def test_both_include_spellings_become_pmubench(include):
     result = conv.convert_source(CASE.format(include=include))
-    assert result.text.splitlines()[0].startswith('#include "framework/pmubench.h"') \
-        or result.text.splitlines()[0].startswith('#  include   "framework/pmubench.h"')
+    assert result.text.splitlines()[0].startswith('#include <pmubench/pmubench.h>') \
+        or result.text.splitlines()[0].startswith('#  include   <pmubench/pmubench.h>')
     assert "benchmark/benchmark.h" not in result.text.splitlines()[0]
     assert result.text.split("\n", 1)[1] == WANT.split("\n", 1)[1]
     assert conv.Change(conv.KIND_INCLUDE, 1) in result.changes
@@ -279,7 +279,7 @@ def test_the_summary_says_each_kind_with_its_lines():
     result = conv.convert_source(CASE.format(include='#include "benchmark/benchmark.h"'))
     lines = conv.summarize("bench.cc", result)
     assert lines[0] == "bench.cc: 4 changes"
-    assert '  #include benchmark/benchmark.h -> "framework/pmubench.h": 1 at line 1' in lines
+    assert '  #include benchmark/benchmark.h -> <pmubench/pmubench.h>: 1 at line 1' in lines
     assert "  BENCHMARK -> PMU_BENCHMARK: 1 at line 6" in lines
     assert "  benchmark::State -> pmubench::State: 1 at line 3" in lines
     assert "  BENCHMARK_MAIN() -> PMUBENCH_MAIN(): 1 at line 8" in lines
@@ -293,7 +293,7 @@ def test_crlf_and_bytes_that_are_not_utf8_survive(tmp_path):
     proc = _run(path)
     assert proc.returncode == 0, proc.stderr
     got = path.read_bytes()
-    assert got.startswith(b"// caf\xe9 (Latin-1)\r\n#include \"framework/pmubench.h\"\r\n")
+    assert got.startswith(b"// caf\xe9 (Latin-1)\r\n#include <pmubench/pmubench.h>\r\n")
     assert got.count(b"\r\n") == data.count(b"\r\n")
 
 
@@ -320,6 +320,16 @@ def test_in_place_keeps_the_mode_and_says_what_changed(tmp_path):
     assert again.returncode == 0
     assert "nothing to change" in again.stdout
     assert path.read_text() == WANT
+
+
+
+def test_a_file_converted_before_the_public_header_changes_nothing():
+    # Converted when scripts/convert wrote "framework/pmubench.h" (which
+    # still forwards to <pmubench/pmubench.h>): already pmubench, left alone.
+    old = WANT.replace("#include <pmubench/pmubench.h>", '#include "framework/pmubench.h"')
+    result = conv.convert_source(old)
+    assert result.text == old
+    assert result.changes == []
 
 
 def test_output_file_leaves_the_input_alone(tmp_path):

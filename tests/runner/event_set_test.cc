@@ -65,7 +65,7 @@ TEST(DeriveMetricsTest, ModifiersMustMatchAndAreKept) {
   EXPECT_THAT(Names(DeriveMetrics({"cycles:u", "instructions:u"})),
               ElementsAre("IPC:u"));
   EXPECT_THAT(DeriveMetrics({"cycles", "instructions:u"}), IsEmpty());
-  // A libpfm name's colon is not a modifier.
+  // A vendor event name's colon is not a modifier.
   EXPECT_THAT(DeriveMetrics({"INST_RETIRED:ANY_P", "cycles"}), IsEmpty());
 }
 

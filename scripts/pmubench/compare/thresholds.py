@@ -115,7 +115,7 @@ def classify(metric: str) -> MetricClass:
     bare = benchjson.base_name(metric)
     for cls in CLASSES:
         for pattern in cls.patterns:
-            # Upper-case patterns are vendor (libpfm4) names, which perf
+            # Upper-case patterns are vendor event names, which perf
             # accepts in either case; the generic names are lower-case.
             subject = bare.upper() if pattern.isupper() else bare
             if fnmatch.fnmatchcase(subject, pattern):

@@ -56,7 +56,8 @@ def _caches(context: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-# pmubench's context keys (DESIGN.md "Output"), in reading order.
+# pmubench's context keys (ContextPairs in framework/runner/describe.h writes
+# them), in reading order.
 _PMUBENCH_LABELS = {
     "pmubench_version": "pmubench version",
     "pmubench_notice": "notice",

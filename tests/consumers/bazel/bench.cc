@@ -5,7 +5,7 @@
 //
 // Every case touches a known number of fresh pages per iteration, so its
 // page-faults per iteration are exact.
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
