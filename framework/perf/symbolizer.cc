@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "absl/debugging/symbolize.h"
+#include "framework/perf/debug_symbols.h"
 #include "framework/perf/demangle.h"
 
 namespace pmubench::perf {
@@ -26,12 +27,14 @@ const std::string& Symbolizer::FunctionOf(uint64_t ip, uint16_t misc) {
   auto [it, inserted] = cache_.try_emplace(ip);
   if (inserted) {
     char name[1024];
-    // absl::Symbolize demangles (not all: demangle.h); it fails for JIT
+    // absl::Symbolize demangles (not all: demangle.h); it reads only the
+    // module's own symbol tables, so it fails for a library's internal
+    // functions (their names are in its debug file: debug_symbols.h), JIT
     // code and stripped binaries.
     if (absl::Symbolize(reinterpret_cast<void*>(ip), name, sizeof(name))) {
       it->second = DemangleIfMangled(name);
     } else {
-      it->second = kUnknownSymbol;
+      it->second = DebugSymbolOf(ip).value_or(kUnknownSymbol);
     }
   }
   return it->second;

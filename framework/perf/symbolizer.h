@@ -1,6 +1,7 @@
 // Symbolizer: in-process names for sampled addresses through Abseil's
-// symbolizer (absl/debugging/symbolize.h), demangled (demangle.h for what
-// Abseil leaves mangled), cached per address. Addresses no symbol table
+// symbolizer (absl/debugging/symbolize.h), then a module's separate debug
+// file (debug_symbols.h), demangled (demangle.h for what Abseil leaves
+// mangled), cached per address. Addresses no symbol table
 // names get a placeholder saying where they are: [kernel], [vdso], or
 // [unknown] for user-space code without a readable symbol.
 //
@@ -22,8 +23,8 @@
 
 namespace pmubench::perf {
 
-// User-space code with no symbol Abseil can read: a stripped module, JIT
-// code, an anonymous executable mapping.
+// User-space code with no symbol pmubench can read: a stripped module
+// without its debug file, JIT code, an anonymous executable mapping.
 inline constexpr char kUnknownSymbol[] = "[unknown]";
 inline constexpr char kKernelSymbol[] = "[kernel]";
 inline constexpr char kVdsoSymbol[] = "[vdso]";

@@ -373,8 +373,9 @@ std::string UnknownSymbolNote(const perf::Profile& profile) {
     if (f.symbol != perf::kUnknownSymbol) continue;
     return absl::StrCat(
         "  note: ", perf::kUnknownSymbol, " is code with no symbol pmubench "
-        "can read: stripped code, JIT code, or a module without a symbol "
-        "table\n");
+        "can read: stripped code (a system library's internal functions are "
+        "named once its debug package, e.g. libc6-dbg, is installed), JIT "
+        "code, or a module without a symbol table\n");
   }
   return "";
 }

@@ -3,14 +3,22 @@
 // demangling of what Abseil's demangler leaves mangled.
 #include "framework/perf/symbolizer.h"
 
+#include <dlfcn.h>
+#include <elf.h>
+#include <execinfo.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_format.h"
 #include "framework/perf/code_region.h"
+#include "framework/perf/debug_symbols.h"
 #include "framework/perf/demangle.h"
 #include "framework/perf/perf_record.h"
 #include "framework/perf/profile.h"
@@ -31,6 +39,7 @@ namespace symbolizer_test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using symbolizer_test::AbiTaggedName;
 
 ParsedRecord Sample(uint16_t misc, uint64_t ip) {
@@ -150,6 +159,78 @@ TEST(SymbolizerTest, AbiTaggedFunctionIsDemangled) {
       names.FunctionOf(reinterpret_cast<uint64_t>(&AbiTaggedName));
   EXPECT_THAT(name, HasSubstr("AbiTaggedName[abi:cxx11]()"));
   EXPECT_NE(name.rfind("_Z", 0), 0u) << name;
+}
+
+// /usr/lib/debug/.build-id/NN/REST.debug of the loaded module whose path
+// contains `module` (its NT_GNU_BUILD_ID note); "" when none.
+std::string DebugFileOf(const char* module) {
+  struct Search {
+    const char* module;
+    std::string path;
+  } search{module, ""};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        if (std::string(info->dlpi_name).find(s->module) == std::string::npos) {
+          return 0;
+        }
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_NOTE) continue;
+          const char* p = reinterpret_cast<const char*>(info->dlpi_addr +
+                                                        ph.p_vaddr);
+          const char* end = p + ph.p_memsz;
+          while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(p);
+            const auto* desc = reinterpret_cast<const unsigned char*>(
+                p + sizeof(*note) + ((note->n_namesz + 3) & ~3u));
+            if (note->n_type == NT_GNU_BUILD_ID && note->n_descsz > 1) {
+              s->path = absl::StrFormat("/usr/lib/debug/.build-id/%02x/",
+                                        desc[0]);
+              for (unsigned j = 1; j < note->n_descsz; ++j) {
+                absl::StrAppendFormat(&s->path, "%02x", desc[j]);
+              }
+              s->path += ".debug";
+              return 1;
+            }
+            p += sizeof(*note) + ((note->n_namesz + 3) & ~3u) +
+                 ((note->n_descsz + 3) & ~3u);
+          }
+        }
+        return 0;
+      },
+      &search);
+  return search.path;
+}
+
+// The main thread's stack runs through __libc_start_call_main, a function
+// internal to glibc: absent from libc.so.6's .dynsym, named in its debug
+// file (libc6-dbg).
+TEST(SymbolizerTest, LibraryInternalFunctionIsNamedFromItsDebugFile) {
+  InitializeSymbolizer("/proc/self/exe");
+  const std::string debug_file = DebugFileOf("libc.so");
+  if (debug_file.empty() || access(debug_file.c_str(), R_OK) != 0) {
+    GTEST_SKIP() << "no debug file for libc.so.6 (libc6-dbg): " << debug_file;
+  }
+  void* frames[128];
+  const int n = backtrace(frames, 128);
+  Symbolizer names;
+  std::vector<std::string> in_libc;
+  for (int i = 1; i < n; ++i) {
+    const auto ip = reinterpret_cast<uint64_t>(frames[i]) - 1;  // the call
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(ip), &info) == 0 ||
+        std::string(info.dli_fname).find("libc.so") == std::string::npos) {
+      continue;
+    }
+    in_libc.push_back(names.FunctionOf(ip));
+  }
+  EXPECT_THAT(in_libc, ::testing::Contains("__libc_start_call_main"));
+  EXPECT_THAT(in_libc, Not(::testing::Contains(kUnknownSymbol)));
+}
+
+TEST(DebugSymbolsTest, NoModuleNoName) {
+  EXPECT_FALSE(DebugSymbolOf(0x1000).has_value());
 }
 
 }  // namespace
