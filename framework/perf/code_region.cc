@@ -11,7 +11,8 @@ namespace pmubench::perf {
 
 CodeRegion RegionOf(uint16_t misc, uint64_t ip, const AddressRange& vdso) {
   const uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-  if (mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL) {
+  if (mode == PERF_RECORD_MISC_KERNEL ||
+      mode == PERF_RECORD_MISC_GUEST_KERNEL) {
     return CodeRegion::kKernel;
   }
   if (ip >> 63 != 0) return CodeRegion::kKernel;
@@ -28,7 +29,8 @@ AddressRange VdsoInMaps(std::istream& maps) {
     }
     AddressRange range;
     if (std::sscanf(line.c_str(), "%" SCNx64 "-%" SCNx64, &range.begin,
-                    &range.end) == 2 && range.begin < range.end) {
+                    &range.end) == 2 &&
+        range.begin < range.end) {
       return range;
     }
   }

@@ -13,8 +13,7 @@ std::string DemangleIfMangled(const std::string& name) {
   // Returns a malloc'd buffer (status 0), or null: -2 not a valid mangled
   // name, -1 out of memory.
   std::unique_ptr<char, decltype(&std::free)> demangled(
-      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
-      &std::free);
+      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
   if (status != 0 || demangled == nullptr) return name;
   return demangled.get();
 }

@@ -45,10 +45,11 @@ std::string ProfileJsonFields(const ProfileStore::Entry& entry) {
   std::string timing;
   if (entry.slowdown.has_value() && entry.slowdown->ratio > 0) {
     const ProfileSlowdown& s = *entry.slowdown;
+    const double ns = 1e9 * s.times.profiled_seconds_per_iteration;
     timing = absl::StrCat(
         kSep, "\"pmubench_profile_real_time_ns\": ",
-        absl::StrFormat("%.3f", 1e9 * s.times.profiled_seconds_per_iteration), kSep,
-        "\"pmubench_profile_slowdown\": ", absl::StrFormat("%.3f", s.ratio));
+        absl::StrFormat("%.3f", ns), kSep, "\"pmubench_profile_slowdown\": ",
+        absl::StrFormat("%.3f", s.ratio));
     if (s.warn) {
       absl::StrAppend(&timing, kSep, "\"pmubench_profile_slowdown_warning\": ",
                       Quoted(SlowdownWarning(s)), kSep,

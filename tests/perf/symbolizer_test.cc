@@ -38,9 +38,9 @@ namespace symbolizer_test {
 }  // namespace symbolizer_test
 namespace {
 
+using symbolizer_test::AbiTaggedName;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using symbolizer_test::AbiTaggedName;
 
 ParsedRecord Sample(uint16_t misc, uint64_t ip) {
   ParsedRecord r;
@@ -123,8 +123,7 @@ TEST(SymbolizerTest, SamplesWithoutASymbolSayWhereTheyAre) {
 
 TEST(SymbolizerTest, CallchainKernelFramesAreKernel) {
   Symbolizer names(kVdso);
-  EXPECT_EQ(names.FunctionOf(0x401000, PERF_RECORD_MISC_KERNEL),
-            kKernelSymbol);
+  EXPECT_EQ(names.FunctionOf(0x401000, PERF_RECORD_MISC_KERNEL), kKernelSymbol);
   EXPECT_EQ(names.FunctionOf(kVdso.begin + 8), kVdsoSymbol);
 }
 
@@ -177,16 +176,16 @@ std::string DebugFileOf(const char* module) {
         for (int i = 0; i < info->dlpi_phnum; ++i) {
           const ElfW(Phdr)& ph = info->dlpi_phdr[i];
           if (ph.p_type != PT_NOTE) continue;
-          const char* p = reinterpret_cast<const char*>(info->dlpi_addr +
-                                                        ph.p_vaddr);
+          const char* p =
+              reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
           const char* end = p + ph.p_memsz;
           while (p + sizeof(ElfW(Nhdr)) <= end) {
             const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(p);
             const auto* desc = reinterpret_cast<const unsigned char*>(
                 p + sizeof(*note) + ((note->n_namesz + 3) & ~3u));
             if (note->n_type == NT_GNU_BUILD_ID && note->n_descsz > 1) {
-              s->path = absl::StrFormat("/usr/lib/debug/.build-id/%02x/",
-                                        desc[0]);
+              s->path =
+                  absl::StrFormat("/usr/lib/debug/.build-id/%02x/", desc[0]);
               for (unsigned j = 1; j < note->n_descsz; ++j) {
                 absl::StrAppendFormat(&s->path, "%02x", desc[j]);
               }

@@ -53,8 +53,8 @@ TEST(ProfileSlowdownTest, NoWarningAtOrBelowTheThreshold) {
 // cost (602 - 35) ms / 60261 = 9.4 us; 10% of a period at 94 us, so
 // 100000, where the reporter saw the profile match.
 TEST(ProfileSlowdownTest, ClockSuggestsAPeriodOfSmallCost) {
-  const ProfileSlowdown s = CompareProfiledBatch(
-      {35e-9, 602e-9, 1000000, 60261}, 10000, true);
+  const ProfileSlowdown s =
+      CompareProfiledBatch({35e-9, 602e-9, 1000000, 60261}, 10000, true);
   EXPECT_NEAR(s.ratio, 17.2, 1e-9);
   EXPECT_TRUE(s.warn);
   EXPECT_EQ(s.suggested_period, 100000u);
@@ -67,8 +67,8 @@ TEST(ProfileSlowdownTest, ClockSuggestsAPeriodOfSmallCost) {
 // cpu-clock@10000 with 172118 samples: 40 us a sample, so 500000 (where
 // it ran 1.17x as long).
 TEST(ProfileSlowdownTest, ClockOfCostlySamples) {
-  const ProfileSlowdown s = CompareProfiledBatch(
-      Times(19.2e-9, 868, 400000, 172118), 10000, true);
+  const ProfileSlowdown s =
+      CompareProfiledBatch(Times(19.2e-9, 868, 400000, 172118), 10000, true);
   EXPECT_EQ(s.suggested_period, 500000u);
 }
 
@@ -115,8 +115,7 @@ TEST(ProfileSlowdownTest, JsonAlwaysHasTheRatioAndWarnsAboveTheThreshold) {
   EXPECT_THAT(slow, HasSubstr("\"pmubench_profile_slowdown\": 12.500"));
   EXPECT_THAT(slow, HasSubstr("\"pmubench_profile_slowdown_warning\": \"the "
                               "profiled batch ran 12.5x as long"));
-  EXPECT_THAT(slow,
-              HasSubstr("\"pmubench_profile_suggested_period\": 200000"));
+  EXPECT_THAT(slow, HasSubstr("\"pmubench_profile_suggested_period\": 200000"));
   const std::string fine = ProfileJsonFields(EntryWith(1.02));
   EXPECT_THAT(fine, HasSubstr("\"pmubench_profile_slowdown\": 1.020"));
   EXPECT_THAT(fine, Not(HasSubstr("warning")));
@@ -125,7 +124,8 @@ TEST(ProfileSlowdownTest, JsonAlwaysHasTheRatioAndWarnsAboveTheThreshold) {
   simulated.slowdown.reset();
   EXPECT_THAT(ProfileJsonFields(simulated), Not(HasSubstr("slowdown")));
   // The existing fields are unchanged.
-  EXPECT_THAT(slow, HasSubstr("\"pmubench_profile_event\": \"cpu-clock@1000\""));
+  EXPECT_THAT(slow,
+              HasSubstr("\"pmubench_profile_event\": \"cpu-clock@1000\""));
   EXPECT_THAT(slow, HasSubstr("\"pmubench_profile_throttles\": 0,"));
 }
 
