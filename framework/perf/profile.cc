@@ -9,10 +9,6 @@
 namespace pmubench::perf {
 namespace {
 
-bool InKernel(uint16_t misc) {
-  return (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-}
-
 // Most samples first; ties keep the map's order. The first `top_n` (all
 // when 0).
 template <typename Entry>
@@ -29,11 +25,11 @@ void KeepTop(std::vector<Entry>& entries, size_t top_n) {
 void ProfileBuilder::Add(const ParsedRecord& sample) {
   ++samples_;
   period_sum_ += sample.period;
-  if (InKernel(sample.misc)) {
-    ++per_function_[kKernelSymbol];
-  } else {
-    const std::string& name = symbols_.FunctionOf(sample.ip);
-    ++per_function_[name];
+  const std::string& name = symbols_.FunctionOf(sample.ip, sample.misc);
+  ++per_function_[name];
+  // Only user space proper has line tables pmubench reads; the vDSO is
+  // named without lines.
+  if (symbols_.RegionOf(sample.ip, sample.misc) == CodeRegion::kUser) {
     if (std::optional<SourceLine> at = SourceLineOf(sample.ip)) {
       ++per_line_[{std::move(at->file), at->line, name}];
     }
@@ -52,9 +48,9 @@ std::string ProfileBuilder::FoldedStack(const ParsedRecord& sample) {
       kernel = ip == static_cast<uint64_t>(PERF_CONTEXT_KERNEL);
       continue;
     }
-    static const std::string kKernel = kKernelSymbol;
-    frames.push_back(kernel ? &kKernel
-                            : &symbols_.FunctionOf(first ? ip : ip - 1));
+    const uint16_t mode =
+        kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+    frames.push_back(&symbols_.FunctionOf(first ? ip : ip - 1, mode));
     first = false;
   }
   std::string stack;

@@ -42,13 +42,29 @@ std::string ProfileJsonFields(const ProfileStore::Entry& entry) {
                     ", \"share\": ", absl::StrFormat("%.6f", l.share), "}");
   }
   const char* kSep = ",\n      ";
+  std::string timing;
+  if (entry.slowdown.has_value() && entry.slowdown->ratio > 0) {
+    const ProfileSlowdown& s = *entry.slowdown;
+    const double ns = 1e9 * s.times.profiled_seconds_per_iteration;
+    timing = absl::StrCat(
+        kSep, "\"pmubench_profile_real_time_ns\": ",
+        absl::StrFormat("%.3f", ns), kSep, "\"pmubench_profile_slowdown\": ",
+        absl::StrFormat("%.3f", s.ratio));
+    if (s.warn) {
+      absl::StrAppend(&timing, kSep, "\"pmubench_profile_slowdown_warning\": ",
+                      Quoted(SlowdownWarning(s)), kSep,
+                      "\"pmubench_profile_suggested_period\": ",
+                      s.suggested_period);
+    }
+  }
   return absl::StrCat(kSep, "\"pmubench_profile\": [", list, "]", kSep,
                       "\"pmubench_profile_lines\": [", lines, "]", kSep,
                       "\"pmubench_profile_event\": ", Quoted(entry.event),
                       kSep, "\"pmubench_profile_samples\": ", p.samples, kSep,
                       "\"pmubench_profile_lost_samples\": ",
                       p.tally.lost_samples, kSep,
-                      "\"pmubench_profile_throttles\": ", p.tally.throttles);
+                      "\"pmubench_profile_throttles\": ", p.tally.throttles,
+                      timing);
 }
 
 ProfileJsonReporter::ProfileJsonReporter(

@@ -7,7 +7,19 @@
 //   "pmubench_profile_event": "cpu-clock@100000",
 //   "pmubench_profile_samples": 100,
 //   "pmubench_profile_lost_samples": 0,
-//   "pmubench_profile_throttles": 0
+//   "pmubench_profile_throttles": 0,
+//   "pmubench_profile_real_time_ns": 35.120,
+//   "pmubench_profile_slowdown": 1.021
+//
+// (the profiled batch's real time per iteration, and that over the measured
+// run's)
+// and, when the slowdown is above kProfileSlowdownWarnRatio
+// (profile_slowdown.h):
+//
+//   "pmubench_profile_slowdown_warning": "the profiled batch ran 15.3x ...",
+//   "pmubench_profile_suggested_period": 200000
+//
+// The timing fields are absent for a simulated (callgrind) profile.
 //
 // The inner reporter writes one run at a time into a private buffer; the
 // fields go before the closing brace of that run's object. Runs without a

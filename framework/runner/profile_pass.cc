@@ -76,17 +76,37 @@ class ProfileSession {
 // so measured batches only load a null pointer.
 std::atomic<ProfileSession*> g_armed{nullptr};
 
-uint64_t DefaultPeriod(const perf::ResolvedEvent& event) {
-  if (event.type != PERF_TYPE_SOFTWARE) return 100000;
-  const bool clock = event.config == PERF_COUNT_SW_CPU_CLOCK ||
-                     event.config == PERF_COUNT_SW_TASK_CLOCK;
-  return clock ? 100000 : 1;  // the clocks count ns: 10 kHz
+bool IsClock(const perf::ResolvedEvent& event) {
+  return event.type == PERF_TYPE_SOFTWARE &&
+         (event.config == PERF_COUNT_SW_CPU_CLOCK ||
+          event.config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
-class DiscardingReporter : public benchmark::BenchmarkReporter {
+uint64_t DefaultPeriod(const perf::ResolvedEvent& event) {
+  if (event.type != PERF_TYPE_SOFTWARE) return 100000;
+  return IsClock(event) ? 100000 : 1;  // the clocks count ns: 10 kHz
+}
+
+// Real time per iteration, as Google Benchmark times a batch (the wall
+// clock, or the case's manual time); ->Threads(N) runs are adjusted the same
+// way for the measured and the profiled batch, so their ratio holds.
+double SecondsPerIteration(const benchmark::BenchmarkReporter::Run& run) {
+  if (run.iterations <= 0) return 0;
+  return run.real_accumulated_time / static_cast<double>(run.iterations);
+}
+
+// Discards the profiled batch's runs, keeping its time per iteration.
+class BatchTimeReporter : public benchmark::BenchmarkReporter {
  public:
   bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
+  void ReportRuns(const std::vector<Run>& report) override {
+    for (const Run& run : report) {
+      if (run.run_type == Run::RT_Iteration && !run.error_occurred) {
+        seconds_per_iteration = SecondsPerIteration(run);
+      }
+    }
+  }
+  double seconds_per_iteration = 0;
 };
 
 std::string RegexEscape(std::string_view name) {
@@ -122,6 +142,44 @@ const internal::Case* FindCase(const std::string& family) {
     if (c->request.name == family) return c;
   }
   return nullptr;
+}
+
+// The case's family set to one repetition of the measured iteration count,
+// Google Benchmark run again on that one instance with `session` armed and a
+// reader draining its rings into `builder`. Returns the batch's real time
+// per iteration (0 when it was not timed).
+double SampleOneBatch(const benchmark::BenchmarkReporter::Run& run,
+                      const internal::Case& pmu_case, ProfileSession& session,
+                      perf::ProfileBuilder& builder) {
+  // The measured batch's size: Google Benchmark reports a ->Threads(N)
+  // run's iterations summed over its threads, and runs each thread that many
+  // times over.
+  const int64_t per_thread = run.iterations / std::max<int64_t>(1, run.threads);
+  pmu_case.family->Iterations(per_thread)->Repetitions(1);
+  BatchTimeReporter timed;
+  auto add = [&builder](const perf::ParsedRecord& r) { builder.Add(r); };
+  // Drained while the case runs, so a full ring frees up and the kernel can
+  // write its PERF_RECORD_LOST (it does so only once there is room).
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    while (!stop.load(std::memory_order_acquire)) {
+      pollfd ready{session.thread0->fd(), POLLIN, 0};
+      poll(&ready, 1, /*timeout_ms=*/2);
+      session.DrainAll(add);
+    }
+  });
+  g_armed.store(&session, std::memory_order_release);
+  // The instance's name now carries the settings just made (BenchmarkName).
+  benchmark::BenchmarkName rerun = run.run_name;
+  rerun.iterations = absl::StrCat("iterations:", per_thread);
+  rerun.repetitions = "repeats:1";
+  benchmark::RunSpecifiedBenchmarks(&timed,
+                                    "^" + RegexEscape(rerun.str()) + "$");
+  g_armed.store(nullptr, std::memory_order_release);
+  stop.store(true, std::memory_order_release);
+  reader.join();
+  session.DrainAll(add);
+  return timed.seconds_per_iteration;
 }
 
 }  // namespace
@@ -205,9 +263,8 @@ void ProfilingReporter::ReportRuns(const std::vector<Run>& report) {
   if (!print_to_display_) inner_->ReportRuns(report);
 }
 
-// The whole pass for one run: a fresh sampler, the case's family set to one
-// repetition of the measured iteration count, Google Benchmark run again on
-// that one instance with its results discarded.
+// The whole pass for one run: a fresh sampler, one sampled batch
+// (SampleOneBatch), its table, and its time against the measured run's.
 void ProfilingReporter::ProfileRun(const Run& run) {
   const std::string name = run.run_name.str();
   if (run.run_type != Run::RT_Iteration || run.error_occurred ||
@@ -227,35 +284,8 @@ void ProfilingReporter::ProfileRun(const Run& run) {
     out << "  profile of " << name << " failed: " << session.error() << "\n";
     return;
   }
-  // The measured batch's size: Google Benchmark reports a ->Threads(N)
-  // run's iterations summed over its threads, and runs each thread that many
-  // times over.
-  const int64_t per_thread = run.iterations / std::max<int64_t>(1, run.threads);
-  pmu_case->family->Iterations(per_thread)->Repetitions(1);
-  DiscardingReporter discard;
   perf::ProfileBuilder builder;
-  auto add = [&builder](const perf::ParsedRecord& r) { builder.Add(r); };
-  // Drained while the case runs, so a full ring frees up and the kernel can
-  // write its PERF_RECORD_LOST (it does so only once there is room).
-  std::atomic<bool> stop{false};
-  std::thread reader([&] {
-    while (!stop.load(std::memory_order_acquire)) {
-      pollfd ready{session.thread0->fd(), POLLIN, 0};
-      poll(&ready, 1, /*timeout_ms=*/2);
-      session.DrainAll(add);
-    }
-  });
-  g_armed.store(&session, std::memory_order_release);
-  // The instance's name now carries the settings just made (BenchmarkName).
-  benchmark::BenchmarkName rerun = run.run_name;
-  rerun.iterations = absl::StrCat("iterations:", per_thread);
-  rerun.repetitions = "repeats:1";
-  benchmark::RunSpecifiedBenchmarks(&discard,
-                                    "^" + RegexEscape(rerun.str()) + "$");
-  g_armed.store(nullptr, std::memory_order_release);
-  stop.store(true, std::memory_order_release);
-  reader.join();
-  session.DrainAll(add);
+  const double profiled = SampleOneBatch(run, *pmu_case, session, builder);
   if (const std::string error = session.error(); !error.empty()) {
     out << "  profile of " << name << ": a thread's sampler failed, its "
         << "samples are missing: " << error << "\n";
@@ -264,9 +294,22 @@ void ProfilingReporter::ProfileRun(const Run& run) {
   for (const auto& [stack, n] : profile.folded) {
     folded_[absl::StrCat(name, ";", stack)] += n;
   }
-  PrintProfile(out, config_, profile);
+  const int64_t threads = std::max<int64_t>(1, run.threads);
+  const ProfiledBatchTimes times{
+      .measured_seconds_per_iteration = SecondsPerIteration(run),
+      .profiled_seconds_per_iteration = profiled,
+      .iterations = run.iterations / threads,
+      .samples = profile.samples / static_cast<uint64_t>(threads)};
+  const ProfileSlowdown slowdown =
+      CompareProfiledBatch(times, config_.period, IsClock(config_.event));
+  PrintProfile(out, config_, profile, slowdown);
+  if (const std::string note = UnknownSymbolNote(profile);
+      !note.empty() && !unknown_explained_) {
+    out << note;
+    unknown_explained_ = true;
+  }
   profiles_->Add(name, {absl::StrCat(config_.event.spec, "@", config_.period),
-                       std::move(profile)});
+                       std::move(profile), slowdown});
 }
 
 // Under callgrind: the measured batch's own costs, no extra run.
@@ -281,11 +324,14 @@ void ProfilingReporter::ProfileSimulatedRun(const std::string& name,
   }
   perf::Profile profile = SimulatedProfile(*costs, config_.top);
   PrintProfile(out, config_, profile);
-  profiles_->Add(name, {"callgrind/instructions/", std::move(profile)});
+  // No slowdown: the profile is of the measured batch itself.
+  profiles_->Add(name, {"callgrind/instructions/", std::move(profile),
+                        std::nullopt});
 }
 
 void PrintProfile(std::ostream& out, const ProfileConfig& config,
-                  const perf::Profile& profile) {
+                  const perf::Profile& profile,
+                  const std::optional<ProfileSlowdown>& slowdown) {
   if (config.period == 0) {
     out << absl::StrFormat(
         "  profile callgrind/instructions/: %d instructions of the measured "
@@ -317,6 +363,21 @@ void PrintProfile(std::ostream& out, const ProfileConfig& config,
     }
     out << "\n";
   }
+  if (slowdown.has_value() && slowdown->warn) {
+    out << "  warning: " << SlowdownWarning(*slowdown) << "\n";
+  }
+}
+
+std::string UnknownSymbolNote(const perf::Profile& profile) {
+  for (const perf::FunctionSamples& f : profile.top) {
+    if (f.symbol != perf::kUnknownSymbol) continue;
+    return absl::StrCat(
+        "  note: ", perf::kUnknownSymbol, " is code with no symbol pmubench "
+        "can read: stripped code (a system library's internal functions are "
+        "named once its debug package, e.g. libc6-dbg, is installed), JIT "
+        "code, or a module without a symbol table\n");
+  }
+  return "";
 }
 
 }  // namespace pmubench

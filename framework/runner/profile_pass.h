@@ -29,6 +29,7 @@
 #include "framework/perf/event_spec.h"
 #include "framework/perf/profile.h"
 #include "framework/runner/callgrind.h"
+#include "framework/runner/profile_slowdown.h"
 
 namespace pmubench {
 namespace perf {
@@ -59,6 +60,9 @@ class ProfileStore {
   struct Entry {
     std::string event;  // "cpu-clock@100000"
     perf::Profile profile;
+    // The profiled batch against the measured one; absent for a simulated
+    // profile (callgrind: no extra batch) or when either was not timed.
+    std::optional<ProfileSlowdown> slowdown;
   };
   void Add(std::string run_name, Entry entry) {
     entries_.emplace_back(std::move(run_name), std::move(entry));
@@ -134,11 +138,18 @@ class ProfilingReporter : public benchmark::BenchmarkReporter {
   std::set<std::string> done_;
   std::map<std::string, uint64_t> folded_;
   ProfileStore* profiles_;
+  bool unknown_explained_ = false;
 };
 
-// The table printed under a case.
+// The table printed under a case, then the slowdown warning when `slowdown`
+// warns.
 void PrintProfile(std::ostream& out, const ProfileConfig& config,
-                  const perf::Profile& profile);
+                  const perf::Profile& profile,
+                  const std::optional<ProfileSlowdown>& slowdown = {});
+
+// What [unknown] stands for, printed once per process under the first table
+// that shows it; "" when `profile`'s table does not.
+std::string UnknownSymbolNote(const perf::Profile& profile);
 
 }  // namespace pmubench
 

@@ -92,6 +92,24 @@ void BM_HardwareEvents(pmubench::State& state) {
 PMU_BENCHMARK_WITH_COUNTERS(BM_HardwareEvents, "cycles,instructions")
     ->Iterations(1000);
 
+// Short cases: 16 dependent multiply-adds, some 20 ns an iteration; 0.4 ms
+// in all, and 40 ms (long against one batch's scheduling noise). A sampling
+// interrupt every few microseconds takes longer than an iteration; one every
+// second never comes.
+void ShortSteps(pmubench::State& state) {
+  uint64_t x = 1;
+  for (auto _ : state) {
+    for (int i = 0; i < 16; ++i) {
+      x = x * 6364136223846793005u + 1442695040888963407u;
+    }
+    benchmark::DoNotOptimize(x);
+  }
+}
+void BM_ShortSteps(pmubench::State& state) { ShortSteps(state); }
+PMU_BENCHMARK(BM_ShortSteps)->Iterations(20000);
+void BM_ShortStepsLong(pmubench::State& state) { ShortSteps(state); }
+PMU_BENCHMARK(BM_ShortStepsLong)->Iterations(2000000);
+
 // A plain Google Benchmark case in the same binary: time only.
 void BM_Plain(benchmark::State& state) {
   int64_t sum = 0;

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -703,6 +704,53 @@ TEST_F(E2eTest, RenamedCaseIsCountedFormattedAndProfiled) {
   EXPECT_THAT(ReadFile(folded), HasSubstr(name + ";"));
   EXPECT_THAT(ReadFile(json), HasSubstr("\"pmubench_profile_event\": "
                                         "\"page-faults@1\""));
+
+// "pmubench_profile_slowdown": N of the JSON text; NaN when absent.
+double ProfileSlowdownIn(const std::string& json) {
+  std::smatch m;
+  static const std::regex kField("\"pmubench_profile_slowdown\": ([0-9.]+)");
+  if (!std::regex_search(json, m, kField)) return NAN;
+  return std::stod(m[1].str());
+}
+
+// BM_ShortSteps, some 20 ns an iteration, sampled every microsecond (the
+// kernel's hrtimer clocks take 10 us at the least): the sampling interrupts
+// take more time than the case (hundreds of times as long on a VM), and
+// both the console and the JSON say so.
+TEST_F(E2eTest, ProfileSaysWhenSamplingDominatesTheBatch) {
+  const std::string json = dir_ + "/out.json";
+  Result r = RunCases(
+      "--benchmark_filter=BM_ShortSteps/ --pmubench_profile=cpu-clock@1000 "
+      "--benchmark_out='" + json + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex(
+                         "\n  warning: the profiled batch ran [0-9.]+x as "
+                         "long as the measured one: sampling interrupts "
+                         "dominate; try @[0-9]+\n"));
+  const std::string text = ReadFile(json);
+  EXPECT_GT(ProfileSlowdownIn(text), 1.5) << text;
+  EXPECT_THAT(text, ContainsRegex("\"pmubench_profile_real_time_ns\": "
+                                  "[0-9]+\\.[0-9]+"));
+  EXPECT_THAT(text, HasSubstr("\"pmubench_profile_slowdown_warning\": "
+                              "\"the profiled batch ran "));
+  EXPECT_THAT(text, ContainsRegex("\"pmubench_profile_suggested_period\": "
+                                  "[0-9]+"));
+}
+
+// A sample a second never comes in a 40 ms batch: the ratio is reported,
+// near 1, and no warning.
+TEST_F(E2eTest, ProfileOfRareSamplesReportsTheRatioWithoutAWarning) {
+  const std::string json = dir_ + "/out.json";
+  Result r = RunCases(
+      "--benchmark_filter=BM_ShortStepsLong "
+      "--pmubench_profile=cpu-clock@1000000000 --benchmark_out='" + json + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("profile cpu-clock@1000000000: "));
+  EXPECT_THAT(r.out, Not(HasSubstr("warning: the profiled batch")));
+  const std::string text = ReadFile(json);
+  EXPECT_GT(ProfileSlowdownIn(text), 0) << text;
+  EXPECT_THAT(text, Not(HasSubstr("pmubench_profile_slowdown_warning")));
+  EXPECT_THAT(text, Not(HasSubstr("pmubench_profile_suggested_period")));
 }
 
 TEST_F(E2eTest, BadProfileFlagsExitTwo) {
