@@ -740,17 +740,33 @@ TEST_F(E2eTest, ProfileSaysWhenSamplingDominatesTheBatch) {
 // A sample a second never comes in a 40 ms batch: the ratio is reported,
 // near 1, and no warning.
 TEST_F(E2eTest, ProfileOfRareSamplesReportsTheRatioWithoutAWarning) {
-  const std::string json = dir_ + "/out.json";
-  Result r = RunCases(
-      "--benchmark_filter=BM_ShortStepsLong "
-      "--pmubench_profile=cpu-clock@1000000000 --benchmark_out='" + json + "'");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("profile cpu-clock@1000000000: "));
-  EXPECT_THAT(r.out, Not(HasSubstr("warning: the profiled batch")));
-  const std::string text = ReadFile(json);
-  EXPECT_GT(ProfileSlowdownIn(text), 0) << text;
-  EXPECT_THAT(text, Not(HasSubstr("pmubench_profile_slowdown_warning")));
-  EXPECT_THAT(text, Not(HasSubstr("pmubench_profile_suggested_period")));
+  // Two 40 ms batches of real time: on a loaded machine one can be
+  // preempted past 1.5x, so every attempt checks that the warning follows
+  // the ratio it reports, and one of three must be quiet enough to show
+  // the ratio without a warning.
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    const std::string json = dir_ + "/out" + std::to_string(attempt) + ".json";
+    Result r = RunCases(
+        "--benchmark_filter=BM_ShortStepsLong "
+        "--pmubench_profile=cpu-clock@1000000000 --benchmark_out='" + json +
+        "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("profile cpu-clock@1000000000: "));
+    const std::string text = ReadFile(json);
+    const double slowdown = ProfileSlowdownIn(text);
+    ASSERT_GT(slowdown, 0) << text;
+    const bool warned = text.find("pmubench_profile_slowdown_warning") !=
+                        std::string::npos;
+    EXPECT_EQ(warned, slowdown > 1.5) << text;
+    EXPECT_EQ(r.out.find("warning: the profiled batch") != std::string::npos,
+              warned) << r.out;
+    if (slowdown <= 1.5) {
+      EXPECT_THAT(text, Not(HasSubstr("pmubench_profile_suggested_period")));
+      return;
+    }
+  }
+  GTEST_SKIP() << "three profiled batches ran over 1.5x the measured ones: "
+                  "the machine is too loaded to see a quiet profile";
 }
 
 TEST_F(E2eTest, BadProfileFlagsExitTwo) {
