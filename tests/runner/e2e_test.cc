@@ -704,6 +704,7 @@ TEST_F(E2eTest, RenamedCaseIsCountedFormattedAndProfiled) {
   EXPECT_THAT(ReadFile(folded), HasSubstr(name + ";"));
   EXPECT_THAT(ReadFile(json), HasSubstr("\"pmubench_profile_event\": "
                                         "\"page-faults@1\""));
+}
 
 // "pmubench_profile_slowdown": N of the JSON text; NaN when absent.
 double ProfileSlowdownIn(const std::string& json) {
