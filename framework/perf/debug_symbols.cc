@@ -2,15 +2,14 @@
 
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <unordered_map>
 
 #include "absl/strings/str_format.h"
 #include "framework/perf/demangle.h"
+#include "framework/perf/process_modules.h"
 
 namespace pmubench::perf {
 namespace {
@@ -36,28 +35,9 @@ int BuildIdDebugFile(Dwfl_Module* module, void**, const char*, Dwarf_Addr,
 // One libdwfl session per process (it is not thread-safe) behind a mutex.
 class DebugSymbols {
  public:
-  DebugSymbols() {
-    static const Dwfl_Callbacks kCallbacks = {
-        .find_elf = dwfl_linux_proc_find_elf,
-        .find_debuginfo = BuildIdDebugFile,
-        .section_address = dwfl_offline_section_address,
-        .debuginfo_path = nullptr,
-    };
-    dwfl_ = dwfl_begin(&kCallbacks);
-    if (dwfl_ != nullptr) Report(/*add=*/false);
-  }
-  ~DebugSymbols() { dwfl_end(dwfl_); }
-  DebugSymbols(const DebugSymbols&) = delete;
-  DebugSymbols& operator=(const DebugSymbols&) = delete;
-
   std::optional<std::string> Find(uint64_t address) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (dwfl_ == nullptr) return std::nullopt;
-    Dwfl_Module* module = dwfl_addrmodule(dwfl_, address);
-    if (module == nullptr) {
-      Report(/*add=*/true);  // dlopen()ed since the last report?
-      module = dwfl_addrmodule(dwfl_, address);
-    }
+    Dwfl_Module* module = modules_.ModuleOf(address);
     if (module == nullptr) return std::nullopt;
     // The symbol table of the module's file, or when it has only .dynsym,
     // of the file BuildIdDebugFile found (libdwfl looks there itself).
@@ -67,18 +47,8 @@ class DebugSymbols {
   }
 
  private:
-  void Report(bool add) {
-    if (add) {
-      dwfl_report_begin_add(dwfl_);
-    } else {
-      dwfl_report_begin(dwfl_);
-    }
-    dwfl_linux_proc_report(dwfl_, getpid());
-    dwfl_report_end(dwfl_, nullptr, nullptr);
-  }
-
   std::mutex mu_;
-  Dwfl* dwfl_ = nullptr;
+  ProcessModules modules_{&BuildIdDebugFile};
 };
 
 }  // namespace

@@ -1,13 +1,14 @@
 #include "framework/perf/source_lines.h"
 
 #include <elfutils/libdwfl.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <mutex>
 #include <string_view>
 #include <utility>
 #include <unordered_map>
+
+#include "framework/perf/process_modules.h"
 
 namespace pmubench::perf {
 namespace {
@@ -25,20 +26,6 @@ int NoSeparateDebugInfo(Dwfl_Module*, void**, const char*, Dwarf_Addr,
 // answers cached per address.
 class LineTables {
  public:
-  LineTables() {
-    static const Dwfl_Callbacks kCallbacks = {
-        .find_elf = dwfl_linux_proc_find_elf,
-        .find_debuginfo = NoSeparateDebugInfo,
-        .section_address = dwfl_offline_section_address,
-        .debuginfo_path = nullptr,
-    };
-    dwfl_ = dwfl_begin(&kCallbacks);
-    if (dwfl_ != nullptr) ReportModules(/*add=*/false);
-  }
-  ~LineTables() { dwfl_end(dwfl_); }
-  LineTables(const LineTables&) = delete;
-  LineTables& operator=(const LineTables&) = delete;
-
   std::optional<SourceLine> Find(uint64_t address) {
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, inserted] = cache_.try_emplace(address);
@@ -47,24 +34,9 @@ class LineTables {
   }
 
  private:
-  // The mapped files of /proc/self/maps (dwfl_linux_proc_report). `add`
-  // keeps the modules already reported and their loaded line tables.
-  void ReportModules(bool add) {
-    if (add) {
-      dwfl_report_begin_add(dwfl_);
-    } else {
-      dwfl_report_begin(dwfl_);
-    }
-    dwfl_linux_proc_report(dwfl_, getpid());
-    dwfl_report_end(dwfl_, nullptr, nullptr);
-  }
-
   std::optional<SourceLine> Look(uint64_t address) {
-    if (dwfl_ == nullptr) return std::nullopt;
-    if (dwfl_addrmodule(dwfl_, address) == nullptr) {
-      ReportModules(/*add=*/true);  // dlopen()ed since the last report?
-    }
-    Dwfl_Line* row = dwfl_getsrc(dwfl_, address);
+    if (modules_.ModuleOf(address) == nullptr) return std::nullopt;
+    Dwfl_Line* row = dwfl_getsrc(modules_.dwfl(), address);
     if (row == nullptr) return std::nullopt;
     int line = 0;
     const char* file =
@@ -85,7 +57,7 @@ class LineTables {
   }
 
   std::mutex mu_;
-  Dwfl* dwfl_ = nullptr;
+  ProcessModules modules_{&NoSeparateDebugInfo};
   std::unordered_map<uint64_t, std::optional<SourceLine>> cache_;
 };
 
