@@ -17,6 +17,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -706,6 +707,14 @@ TEST_F(E2eTest, RenamedCaseIsCountedFormattedAndProfiled) {
                                         "\"page-faults@1\""));
 }
 
+// QEMU's "virt" machine (its device tree says so), where scripts/pmu-vm runs.
+bool OnQemuVirt() {
+  std::ifstream compatible("/proc/device-tree/compatible");
+  std::string text((std::istreambuf_iterator<char>(compatible)),
+                   std::istreambuf_iterator<char>());
+  return text.find("linux,dummy-virt") != std::string::npos;
+}
+
 // "pmubench_profile_slowdown": N of the JSON text; NaN when absent.
 double ProfileSlowdownIn(const std::string& json) {
   constexpr std::string_view kField = "\"pmubench_profile_slowdown\": ";
@@ -719,6 +728,12 @@ double ProfileSlowdownIn(const std::string& json) {
 // take more time than the case (hundreds of times as long on a VM), and
 // both the console and the JSON say so.
 TEST_F(E2eTest, ProfileSaysWhenSamplingDominatesTheBatch) {
+  if (OnQemuVirt()) {
+    GTEST_SKIP() << "under QEMU's -icount the guest's clock counts "
+                    "instructions, so a sampling interrupt costs only its "
+                    "handler's instructions (1.34x at @1000 in scripts/pmu-vm): "
+                    "the slowdown this test needs does not arise there";
+  }
   const std::string json = dir_ + "/out.json";
   Result r = RunCases(
       "--benchmark_filter=BM_ShortSteps/ --pmubench_profile=cpu-clock@1000 "
