@@ -43,17 +43,22 @@ def interval(iv: stats.Interval | None, alpha: float) -> str:
     if iv is None:
         return "-"
     text = f"[{iv.low * 100:+.1f}%, {iv.high * 100:+.1f}%]"
-    if iv.level < 1.0 - alpha - 1e-9:
+    if _below_level(iv, alpha):
         text += f" @{iv.level * 100:.0f}%"
     return text
+
+
+def _below_level(iv: stats.Interval | None, alpha: float) -> bool:
+    """The interval exists and its level is below 1 - alpha (too few
+    repetitions to reach it): such a row says its own level."""
+    return iv is not None and iv.level < 1.0 - alpha - 1e-9
 
 
 def interval_heading(rows, alpha: float) -> str:
     """'95% Hodges-Lehmann interval', and where some rows' samples are too
     small to reach that level, that those rows say their own ('@67%')."""
     text = f"{stats.confidence_label(alpha)} Hodges-Lehmann interval"
-    if any(r.interval is not None and r.interval.level < 1.0 - alpha - 1e-9
-           for r in rows):
+    if any(_below_level(r.interval, alpha) for r in rows):
         text += (" (rows marked @N% have too few repetitions for it: their"
                  " interval is the widest the samples give, at level N%)")
     return text
