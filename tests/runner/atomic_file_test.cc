@@ -31,6 +31,7 @@ using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAreArray;
 using Method = AtomicFile::Method;
 using ::pmubench::testing::ListDir;
+using ::pmubench::testing::MountTinyTmpfs;
 using ::pmubench::testing::ReadFile;
 
 class AtomicFileTest : public ::testing::TestWithParam<Method> {
@@ -95,11 +96,8 @@ TEST_P(AtomicFileTest, RefusesADirectoryOrAMissingDirectory) {
 TEST_P(AtomicFileTest, FullFileSystemFailsAndLeavesNothing) {
   const std::string small = dir_ + "/small";
   ASSERT_EQ(mkdir(small.c_str(), 0755), 0);
-  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=4k") != 0) {
-    const int error = errno;
-    rmdir(small.c_str());
-    GTEST_SKIP() << "cannot mount a small tmpfs (" << strerror(error)
-                 << "): needs CAP_SYS_ADMIN";
+  if (const std::string why = MountTinyTmpfs(small); !why.empty()) {
+    GTEST_SKIP() << why;
   }
   absl::Status s;
   {

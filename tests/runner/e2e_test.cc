@@ -35,6 +35,7 @@ namespace {
 using ::pmubench::testing::CasesBinary;
 using ::pmubench::testing::JsonRunField;
 using ::pmubench::testing::ListDir;
+using ::pmubench::testing::MountTinyTmpfs;
 using ::pmubench::testing::ReadFile;
 using ::pmubench::testing::Result;
 using ::pmubench::testing::RunShell;
@@ -433,11 +434,8 @@ TEST_F(E2eTest, BadGoogleBenchmarkEnvironmentDefaultsExitTwo) {
 TEST_F(E2eTest, FullDiskLeavesNoOutputFileAndFails) {
   const std::string small = dir_ + "/small";
   ASSERT_EQ(mkdir(small.c_str(), 0755), 0);
-  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=4k") != 0) {
-    const int error = errno;
-    rmdir(small.c_str());
-    GTEST_SKIP() << "cannot mount a small tmpfs (" << strerror(error)
-                 << "): needs CAP_SYS_ADMIN";
+  if (const std::string why = MountTinyTmpfs(small); !why.empty()) {
+    GTEST_SKIP() << why;
   }
   const Result r = RunCases(
       "--counters=task-clock --benchmark_filter=BM_TouchPages "
@@ -646,11 +644,8 @@ void FillUp(const std::string& dir) {
 TEST_F(E2eTest, AnOutputThatFailsDoesNotDiscardTheOther) {
   const std::string small = dir_ + "/small";
   ASSERT_EQ(mkdir(small.c_str(), 0755), 0);
-  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=4k") != 0) {
-    const int error = errno;
-    rmdir(small.c_str());
-    GTEST_SKIP() << "cannot mount a small tmpfs (" << strerror(error)
-                 << "): needs CAP_SYS_ADMIN";
+  if (const std::string why = MountTinyTmpfs(small); !why.empty()) {
+    GTEST_SKIP() << why;
   }
   FillUp(small);
   const std::string run =

@@ -1,13 +1,18 @@
 // What the end-to-end tests read back from a run: its captured streams,
-// files it wrote, and the columns of its console lines.
+// files it wrote, and the columns of its console lines; and the full disk
+// they write to.
 #ifndef PMUBENCH_TESTS_RUNNER_TEXT_OF_RUNS_H_
 #define PMUBENCH_TESTS_RUNNER_TEXT_OF_RUNS_H_
 
 #include <dirent.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -46,6 +51,17 @@ inline std::vector<size_t> FieldEnds(const std::string& line) {
     }
   }
   return ends;
+}
+
+// Mounts a 4 KiB tmpfs (a disk soon full) on the existing directory `dir`:
+// "" when mounted, else why not, with `dir` removed (mounting needs
+// CAP_SYS_ADMIN: the caller skips). Unmount with umount(2).
+inline std::string MountTinyTmpfs(const std::string& dir) {
+  if (mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=4k") == 0) return "";
+  const int error = errno;
+  rmdir(dir.c_str());
+  return std::string("cannot mount a small tmpfs (") + strerror(error) +
+         "): needs CAP_SYS_ADMIN";
 }
 
 // The names in `dir` (not "." and ".."), in readdir order.
