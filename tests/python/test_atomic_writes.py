@@ -9,6 +9,7 @@ And whole files for others to read: a report's mode follows the umask
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import signal
@@ -122,3 +123,18 @@ def test_replacing_a_file_gives_it_the_umask_mode_too(tmp_path):
     assert path.read_text() == "new"
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
     assert os.listdir(tmp_path) == ["report.md"]
+
+
+def test_a_stop_at_any_step_of_a_write_leaves_no_temp_file(tmp_path):
+    """SIGTERM raised at each Python step of write_atomically in turn (the
+    stdlib's mkstemp included, which runs Python code after making the
+    file): out.json stays old or becomes new, and no temp file is left."""
+    proc = subprocess.run(
+        [PYTHON, str(REPO_ROOT / "tests/python/stop_at_every_step.py"), str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "scripts")})
+    assert proc.returncode == 0, proc.stderr
+    seen = json.loads(proc.stdout)
+    assert seen["steps"] > 20, seen  # the hook saw the write's steps
+    assert seen["stopped"] == seen["steps"], seen  # every stop was delivered
+    assert seen["broken"] == [], seen

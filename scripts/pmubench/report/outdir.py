@@ -21,36 +21,21 @@ held, so a stop lands before or after them, never between two renames.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import ctypes.util
 import os
 import re
 import shutil
-import signal
 import stat
 import tempfile
 
+from pmubench import stop_signals
 from pmubench.benchjson import BadInput
 
 MARKER = ".pmubench-report"
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2  # linux/fs.h
-_STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 _staged: set[str] = set()  # made by stage(), not yet published or discarded
-
-
-@contextlib.contextmanager
-def _stop_signals_held():
-    """Holds SIGTERM and SIGINT (delivered when the block ends)."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def check_replaceable(outdir: str) -> None:
@@ -114,7 +99,7 @@ def stage(outdir: str) -> str:
     try:
         os.makedirs(parent, exist_ok=True)
         remove_stale(outdir)
-        with _stop_signals_held():  # made and remembered, or neither
+        with stop_signals.held():  # made and remembered, or neither
             staging = tempfile.mkdtemp(prefix=prefix, dir=parent)
             _staged.add(staging)
     except OSError as e:
@@ -147,7 +132,7 @@ def _exchange(a: str, b: str) -> bool:
 def publish(staging: str, outdir: str) -> None:
     """Moves staging to outdir, replacing (and deleting) an earlier report."""
     check_replaceable(outdir)
-    with _stop_signals_held():
+    with stop_signals.held():
         if not os.path.lexists(outdir):
             os.rename(staging, outdir)
             _staged.discard(staging)
