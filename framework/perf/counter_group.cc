@@ -195,17 +195,38 @@ absl::StatusOr<CounterGroup> CounterGroup::Open(
     absl::Status opened = group.OpenMember(event, options, group_size);
     if (!opened.ok()) return opened;
   }
-  if (ioctl(group.fds_[0].get(), PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) !=
-      0) {
-    const int err = errno;
-    return absl::InternalError(absl::StrCat(
-        "ioctl(PERF_EVENT_IOC_ENABLE) on the group ", SpecList(group.events_),
-        ": ", std::strerror(err)));
+  if (absl::Status enabled = group.Toggle(PERF_EVENT_IOC_ENABLE,
+                                          "PERF_EVENT_IOC_ENABLE");
+      !enabled.ok()) {
+    return enabled;
   }
   group.ChooseReadMethod(options.use_rdpmc);
   absl::Status health = group.Health();
   if (!health.ok()) return health;
   return group;
+}
+
+absl::Status CounterGroup::Toggle(unsigned long request, const char* name) {
+  if (fds_.empty()) {
+    return absl::FailedPreconditionError(
+        "the counter group was moved from or closed; open a new one");
+  }
+  if (ioctl(fds_[0].get(), request, PERF_IOC_FLAG_GROUP) != 0) {
+    const int err = errno;
+    return absl::InternalError(absl::StrCat("ioctl(", name, ") on the group ",
+                                            SpecList(events_), ": ",
+                                            std::strerror(err)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CounterGroup::Disable() {
+  return Toggle(PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE");
+}
+
+absl::Status CounterGroup::Enable() {
+  absl::Status enabled = Toggle(PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE");
+  return enabled.ok() ? Health() : enabled;
 }
 
 // After the enable the kernel has scheduled the pinned group and filled each

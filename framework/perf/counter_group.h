@@ -128,6 +128,14 @@ class CounterGroup {
   // core PMU has, and which event to drop.
   absl::Status Health();
 
+  // Counting off and on again: PERF_EVENT_IOC_DISABLE / _ENABLE with
+  // PERF_IOC_FLAG_GROUP on the leader (perf_event_open(2), "ioctl(2)
+  // calls"). A disabled group holds no counter, so groups that do not fit
+  // the PMU at once can stay open and take turns; a pinned group that was
+  // in error state leaves it when enabled. Enable() returns Health().
+  absl::Status Disable();
+  absl::Status Enable();
+
   int size() const { return static_cast<int>(events_.size()); }
   const std::vector<OpenedEvent>& events() const { return events_; }
 
@@ -140,6 +148,8 @@ class CounterGroup {
   absl::Status OpenMember(const ResolvedEvent& event,
                           const GroupOptions& options, int group_size);
   void ChooseReadMethod(bool use_rdpmc);
+  // One ioctl(2) `request` on the leader for the whole group.
+  absl::Status Toggle(unsigned long request, const char* name);
   // The one read(2) of the group: fills `out` and returns the byte count
   // read(2) returned (-1 with errno set on failure); `out` is complete only
   // when that is the whole group and every id matched.

@@ -1,9 +1,12 @@
 #include "framework/runner/case_runner.h"
 
+#include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -18,15 +21,14 @@
 namespace pmubench::internal {
 namespace {
 
-// One BatchTotals per registered case, created on first use.
-BatchTotals& TotalsFor(const Case& pmu_case) {
+// One BatchTotals per registered case and turn (a split set's group),
+// created on first use.
+BatchTotals& TotalsFor(const Case& pmu_case, int turn = 0) {
   static std::mutex mu;
-  static auto* totals = new std::vector<std::unique_ptr<BatchTotals>>();
+  static auto* totals = new std::map<std::pair<int, int>,
+                                     std::unique_ptr<BatchTotals>>();
   std::lock_guard<std::mutex> lock(mu);
-  if (totals->size() <= static_cast<size_t>(pmu_case.index)) {
-    totals->resize(pmu_case.index + 1);
-  }
-  auto& slot = (*totals)[pmu_case.index];
+  auto& slot = (*totals)[{pmu_case.index, turn}];
   if (slot == nullptr) slot = std::make_unique<BatchTotals>();
   return *slot;
 }
@@ -57,6 +59,55 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
   }
 }
 
+void CaseRunner::RunTurns(benchmark::State& gb_state, const Case& pmu_case,
+                          const std::vector<const EventSet*>& turns) {
+  const std::string& name = pmu_case.request.name;
+  absl::StatusOr<std::vector<ThreadGroup*>> groups = ThreadTurnGroupsFor(turns);
+  if (!groups.ok()) {
+    for (size_t t = 0; t < turns.size(); ++t) {
+      TotalsFor(pmu_case, static_cast<int>(t)).Arrive(gb_state.threads(), {});
+    }
+    return Fail(gb_state, absl::StrCat("pmubench: ", name,
+                                       ": cannot open counters on thread ",
+                                       gb_state.thread_index(), ": ",
+                                       groups.status().message()));
+  }
+  std::optional<double> fraction;
+  for (size_t t = 0; t < turns.size(); ++t) {
+    ThreadGroup& group = *(*groups)[t];
+    if (absl::Status on = group.group.Enable(); !on.ok()) {
+      for (size_t rest = t; rest < turns.size(); ++rest) {
+        TotalsFor(pmu_case, static_cast<int>(rest))
+            .Arrive(gb_state.threads(), {});
+      }
+      return Fail(gb_state, absl::StrCat("pmubench: ", name, ": group ", t + 1,
+                                         " of ", turns.size(), ": ",
+                                         on.message()));
+    }
+    BatchMeter meter(group);
+    benchmark::UserCounters untimed_counters;
+    if (t == 0) {
+      // The timed run, as an unsplit set's; only it is profiled.
+      ProfiledBatch profiled(gb_state.thread_index());
+      State state(gb_state, &meter);
+      pmu_case.body(state);
+      state.FinishAfterBody(name);
+    } else {
+      State state(gb_state, &meter, untimed_counters, State::Untimed{});
+      pmu_case.body(state);
+      state.FinishAfterBody(name);
+    }
+    meter.Report(gb_state, TotalsFor(pmu_case, static_cast<int>(t)));
+    static_cast<void>(group.group.Disable());
+    // Each group reports its own running fraction: the run shows the least.
+    auto it = gb_state.counters.find(kRunningFractionName);
+    if (it != gb_state.counters.end()) {
+      fraction = std::min(fraction.value_or(it->second.value), it->second.value);
+      it->second.value = *fraction;
+    }
+  }
+}
+
 void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
   const std::string& name = pmu_case.request.name;
   absl::StatusOr<const EventSet*> set = PlannedSetFor(pmu_case.index);
@@ -75,6 +126,10 @@ void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
     pmu_case.body(state);
     state.FinishAfterBody(name);
     return;
+  }
+  if (const std::vector<const EventSet*>* turns = PlannedTurnsFor(pmu_case.index);
+      turns != nullptr) {
+    return RunTurns(gb_state, pmu_case, *turns);
   }
   absl::StatusOr<ThreadGroup*> group = ThreadGroupFor(**set);
   if (!group.ok()) {

@@ -112,7 +112,8 @@ SetFacts DescribeSet(const EventSet& set, const SetProbe& probe) {
       e.counts_kernel = opened.attr.exclude_kernel == 0;
     }
     facts.events.push_back(std::move(e));
-    facts.overhead.push_back(probe.overhead[i]);
+    facts.overhead.push_back(
+        i < static_cast<int>(probe.overhead.size()) ? probe.overhead[i] : 0);
   }
   for (const DerivedMetric& d : set.derived) facts.derived.push_back(d.name);
   return facts;
@@ -178,6 +179,20 @@ std::string SimulationHeader(const SimulationFacts& sim) {
 
 }  // namespace
 
+// The split sets' groups: "{a,b} {c,d}", sets joined by "; "; "" when no
+// set was split.
+std::string FormatGroups(const RunFacts& facts) {
+  std::vector<std::string> sets;
+  for (const SetFacts& set : facts.sets) {
+    if (set.groups.empty()) continue;
+    sets.push_back(absl::StrJoin(
+        set.groups, " ", [](std::string* out, const std::string& group) {
+          absl::StrAppend(out, "{", group, "}");
+        }));
+  }
+  return absl::StrJoin(sets, "; ");
+}
+
 std::vector<std::pair<std::string, std::string>> ContextPairs(
     const RunFacts& facts) {
   std::vector<std::string> files;
@@ -203,6 +218,9 @@ std::vector<std::pair<std::string, std::string>> ContextPairs(
       {"pmubench_case_files", Join(files, ";")},
       {"pmubench_backend", "perf_event"},
   };
+  if (std::string groups = FormatGroups(facts); !groups.empty()) {
+    pairs.emplace_back("pmubench_groups", std::move(groups));
+  }
   if (!facts.notices.empty()) {
     pairs.emplace_back("pmubench_notice", absl::StrJoin(facts.notices, " "));
   }
@@ -232,6 +250,11 @@ std::string ConsoleHeader(const RunFacts& facts) {
                     "pmubench: subtracted per batch (the counts of an empty "
                     "range-for batch through State): ",
                     FormatOverheadWithUnits(facts), "\n");
+    if (std::string groups = FormatGroups(facts); !groups.empty()) {
+      absl::StrAppend(&out, "pmubench: split into groups that fit the PMU, ",
+                      "which take turns (each batch runs once per group, ",
+                      "the first run timed, the others not): ", groups, "\n");
+    }
   }
   for (const std::string& notice : facts.notices) {
     absl::StrAppend(&out, notice, "\n");

@@ -41,6 +41,9 @@ struct SetFacts {
   std::vector<EventFacts> events;
   std::vector<double> overhead;       // per event, subtracted per batch
   std::vector<std::string> derived;   // derived metric names, in order
+  // A set split into groups that take turns: each group's spec list, in
+  // turn order (the first is timed). Empty: the set is one group.
+  std::vector<std::string> groups;
   std::string SpecList() const;       // "a,b,c"
 };
 
@@ -80,7 +83,9 @@ std::string ReadFallbackNotice(const RunFacts& facts);
 // The pmubench_* context pairs, in a fixed order: pmubench_version,
 // pmubench_pmus, pmubench_events, pmubench_pinned, pmubench_exclude_kernel,
 // pmubench_read_overhead, pmubench_case_files, pmubench_backend
-// ("perf_event") and, with notices, pmubench_notice (one line: Google
+// ("perf_event"), when a set was split into groups that take turns
+// pmubench_groups ("{a,b} {c,d}", sets joined by "; ") and, with notices,
+// pmubench_notice (one line: Google
 // Benchmark prints values as they are). Under callgrind: pmubench_version,
 // pmubench_backend ("callgrind"), pmubench_valgrind,
 // pmubench_cache_geometry, pmubench_events, pmubench_simulated_iterations,

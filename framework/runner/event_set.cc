@@ -128,11 +128,11 @@ absl::StatusOr<EventSet> MakeEventSet(std::string_view specs,
         "': name events as perf stat -e does (e.g. task-clock,page-faults), "
         "or 'none' to turn counting off"));
   }
-  if (static_cast<int>(events->size()) > perf::kMaxGroupEvents) {
+  if (static_cast<int>(events->size()) > kMaxSetEvents) {
     return absl::InvalidArgumentError(
         absl::StrCat("event list '", AsAbsl(specs), "' has ", events->size(),
-                     " events; a group holds at most ", perf::kMaxGroupEvents,
-                     ": drop some"));
+                     " events; a set holds at most ", kMaxSetEvents,
+                     " (split into groups that take turns): drop some"));
   }
   // perf::ResolveEventList has rejected duplicates: each spec is one field.
   return FromEvents(*std::move(events), options);

@@ -22,6 +22,10 @@ inline constexpr char kSoftwareDefaultEvents[] =
     "task-clock,page-faults,context-switches";
 // --counters=none turns counting off.
 inline constexpr char kNoCounters[] = "none";
+// Events one set may name: more than one group holds (perf::kMaxGroupEvents)
+// or the PMU has counters for are split into groups that take turns
+// (group_split.h), each batch running once per group.
+inline constexpr int kMaxSetEvents = 4 * perf::kMaxGroupEvents;
 // The JSON field holding time_running / time_enabled of the batch.
 inline constexpr char kRunningFractionName[] = "pmu_running_fraction";
 

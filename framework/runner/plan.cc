@@ -260,6 +260,21 @@ void NoteRefused(Plan& plan, const std::vector<int>& refused,
 
 }  // namespace
 
+namespace {
+
+void KeepSplit(Plan& plan, int index, const SetProbe& probe) {
+  PlannedSet& set = plan.sets[index];
+  set.groups = probe.groups;
+  for (const std::string& metric : probe.underived) {
+    plan.notices.push_back(absl::StrCat(
+        "pmubench: ", metric, " is not reported for ", set.origin,
+        ": its two events do not fit one counter group together, so they "
+        "count different batches"));
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<bool> ApplyProbes(
     Plan& plan, const std::vector<std::optional<SetProbe>>& probes) {
   bool changed = false;
@@ -270,7 +285,10 @@ absl::StatusOr<bool> ApplyProbes(
     PlannedSet& set = plan.sets[s];
     const SetProbe& probe = *probes[s];
     set.probed = true;
-    if (probe.status.ok()) continue;
+    if (probe.status.ok()) {
+      KeepSplit(plan, static_cast<int>(s), probe);
+      continue;
+    }
     if (set.is_explicit) return WithOrigin(probe.status, set.origin);
     const int index = static_cast<int>(s);
     if (absl::IsPermissionDenied(probe.status)) {

@@ -77,6 +77,9 @@ struct PlannedSet {
   bool will_run = false;     // some case of it matches the filter
   bool probed = false;       // ApplyProbes has seen its probe
   std::vector<int> cases;    // indices into the case list
+  // A set that does not fit one pinned group, split into groups that take
+  // turns (group_split.h): event indices per group. Empty: one group.
+  std::vector<std::vector<int>> groups;
 };
 
 inline constexpr int kNoSet = -1;
@@ -101,7 +104,13 @@ struct SetProbe {
   // When status is OK: the facts of each opened event and the calibrated
   // overhead of an empty start/stop pair.
   std::vector<perf::OpenedEvent> opened;
-  std::array<double, perf::kMaxGroupEvents> overhead{};
+  std::vector<double> overhead;
+  // When the set did not fit one pinned group and was split (status OK, each
+  // group opened and calibrated; `opened` and `overhead` are per event of
+  // the whole set, in its order): the groups, and the derived metrics whose
+  // inputs fit no group together.
+  std::vector<std::vector<int>> groups;
+  std::vector<std::string> underived;
 };
 
 // Decides every case's set. Errors name the list's origin and the spec.
@@ -110,7 +119,9 @@ absl::StatusOr<Plan> MakePlan(const std::vector<CaseRequest>& cases,
                               const perf::PmuRegistry& pmus);
 
 // Revises `plan` from `probes` (parallel to plan.sets; a nullopt entry was
-// not probed). Returns whether some set changed and needs a new probe.
+// not probed). Returns whether some set changed and needs a new probe. A
+// split probe's groups are kept in the set, with one notice per derived
+// metric that its split leaves out.
 // Errors: an explicit set that failed, or any failure other than NotFound
 // or PermissionDenied (a malformed attr, more events than counters).
 absl::StatusOr<bool> ApplyProbes(Plan& plan,

@@ -13,6 +13,7 @@
 #include "framework/perf/pmu.h"
 #include "framework/runner/callgrind.h"
 #include "framework/runner/case_registry.h"
+#include "framework/runner/group_split.h"
 #include "framework/runner/probe.h"
 #include "framework/runner/simulation_session.h"
 
@@ -34,6 +35,9 @@ struct SessionState {
   std::vector<std::unique_ptr<EventSet>> sets;
   // Per registered case: what it counts now (null: nothing).
   std::vector<const EventSet*> case_sets;
+  // Per registered case: its set's groups when the set was split (they take
+  // turns on each batch); empty when it counts as one group.
+  std::vector<std::vector<const EventSet*>> case_turns;
 };
 
 SessionState& Session() {
@@ -80,6 +84,17 @@ internal::RunFacts Describe(const Plan& plan,
       continue;
     }
     facts.sets.push_back(internal::DescribeSet(set.set, *probes[s]));
+    if (set.groups.empty()) continue;
+    // What a split set derives: what its groups derive, each alone.
+    internal::SetFacts& split = facts.sets.back();
+    split.derived.clear();
+    for (const std::vector<int>& indices : set.groups) {
+      const EventSet group = internal::GroupOf(set.set, indices);
+      split.groups.push_back(group.SpecList());
+      for (const internal::DerivedMetric& d : group.derived) {
+        split.derived.push_back(d.name);
+      }
+    }
   }
   facts.case_files = internal::CaseFiles(cases);
   facts.notices = plan.notices;
@@ -99,6 +114,7 @@ absl::StatusOr<SessionInfo> PrepareSimulation(SessionState& session,
   const std::vector<internal::CaseRequest> cases =
       internal::RegisteredRequests();
   session.case_sets.assign(cases.size(), nullptr);
+  session.case_turns.assign(cases.size(), {});
   session.prepared = true;
 
   SessionInfo info;
@@ -153,10 +169,15 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
   if (absl::Status s = ProbeUntilSettled(*plan, probes); !s.ok()) return s;
 
   session.case_sets.assign(cases.size(), nullptr);
+  session.case_turns.assign(cases.size(), {});
   for (size_t i = 0; i < cases.size(); ++i) {
     const int s = plan->case_set[i];
-    if (s != internal::kNoSet) {
-      session.case_sets[i] = Intern(session, plan->sets[s].set);
+    if (s == internal::kNoSet) continue;
+    const internal::PlannedSet& planned = plan->sets[s];
+    session.case_sets[i] = Intern(session, planned.set);
+    for (const std::vector<int>& group : planned.groups) {
+      session.case_turns[i].push_back(
+          Intern(session, internal::GroupOf(planned.set, group)));
     }
   }
   session.prepared = true;
@@ -192,6 +213,17 @@ absl::StatusOr<const EventSet*> PlannedSetFor(int case_index) {
     return nullptr;
   }
   return session.case_sets[case_index];
+}
+
+const std::vector<const EventSet*>* PlannedTurnsFor(int case_index) {
+  SessionState& session = Session();
+  std::lock_guard<std::mutex> lock(session.mu);
+  if (case_index < 0 ||
+      case_index >= static_cast<int>(session.case_turns.size()) ||
+      session.case_turns[case_index].empty()) {
+    return nullptr;
+  }
+  return &session.case_turns[case_index];
 }
 
 }  // namespace internal

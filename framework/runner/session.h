@@ -69,6 +69,11 @@ namespace internal {
 // RunSpecifiedBenchmarks without pmubench_main).
 absl::StatusOr<const EventSet*> PlannedSetFor(int case_index);
 
+// The groups of that set when it was split because it does not fit one
+// pinned group (group_split.h): they take turns on each batch. Null when the
+// set counts as one group. Call after PlannedSetFor.
+const std::vector<const EventSet*>* PlannedTurnsFor(int case_index);
+
 }  // namespace internal
 }  // namespace pmubench
 

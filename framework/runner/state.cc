@@ -25,7 +25,7 @@ bool State::StartBatch(internal::LoopForm form) {
   // KeepRunningBatch(max_iterations) starts the timer and claims the whole
   // batch; it returns false only when an error was set before the loop, in
   // which case Google Benchmark has already finished the batch itself.
-  if (gb_ != nullptr && !gb_->KeepRunningBatch(batch_iterations_)) {
+  if (gb_ != nullptr && !untimed_ && !gb_->KeepRunningBatch(batch_iterations_)) {
     phase_ = Phase::kFinished;
     return false;
   }
@@ -47,7 +47,7 @@ void State::FinishBatch() {
   const bool counting = meter_ != nullptr && !paused_;
   if (counting) meter_->Stop();
   // The batch was claimed whole, so this returns false and stops the timer.
-  if (gb_ != nullptr) static_cast<void>(gb_->KeepRunningBatch(1));
+  if (gb_ != nullptr && !untimed_) static_cast<void>(gb_->KeepRunningBatch(1));
   if (counting) meter_->Accumulate(internal::BatchMeter::SegmentEnd::kFinish);
 }
 
@@ -72,7 +72,7 @@ void State::PauseTiming() {
   if (sim_ != nullptr) return SimulatedPause();
   const bool counting =
       meter_ != nullptr && phase_ == Phase::kRunning && !paused_;
-  gb_->PauseTiming();
+  if (!untimed_) gb_->PauseTiming();
   if (counting) {
     meter_->Stop();
     meter_->Accumulate(internal::BatchMeter::SegmentEnd::kPause);
@@ -89,7 +89,7 @@ void State::ResumeTiming() {
   if (meter_ != nullptr && phase_ == Phase::kRunning && paused_) {
     meter_->Start();
   }
-  gb_->ResumeTiming();
+  if (!untimed_) gb_->ResumeTiming();
   paused_ = false;
 }
 

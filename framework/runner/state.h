@@ -89,11 +89,23 @@ class State {
     return gb_ != nullptr && gb_->error_occurred();
   }
 
-  void SetIterationTime(double seconds) { gb_->SetIterationTime(seconds); }
-  void SetLabel(const std::string& label) { gb_->SetLabel(label); }
-  void SetItemsProcessed(int64_t items) { gb_->SetItemsProcessed(items); }
-  void SetBytesProcessed(int64_t bytes) { gb_->SetBytesProcessed(bytes); }
-  void SetComplexityN(int64_t n) { gb_->SetComplexityN(n); }
+  // In a split set's later turns (case_runner.h) these are dropped: the
+  // timed turn has reported them (SetIterationTime would add up).
+  void SetIterationTime(double seconds) {
+    if (!untimed_) gb_->SetIterationTime(seconds);
+  }
+  void SetLabel(const std::string& label) {
+    if (!untimed_) gb_->SetLabel(label);
+  }
+  void SetItemsProcessed(int64_t items) {
+    if (!untimed_) gb_->SetItemsProcessed(items);
+  }
+  void SetBytesProcessed(int64_t bytes) {
+    if (!untimed_) gb_->SetBytesProcessed(bytes);
+  }
+  void SetComplexityN(int64_t n) {
+    if (!untimed_) gb_->SetComplexityN(n);
+  }
   int64_t items_processed() const { return gb_->items_processed(); }
   int64_t bytes_processed() const { return gb_->bytes_processed(); }
   int64_t complexity_length_n() const { return gb_->complexity_length_n(); }
@@ -128,6 +140,20 @@ class State {
         counters(calibration_counters),
         gb_(nullptr),
         meter_(meter) {}
+
+  // A split set's later turn (case_runner.h): the body runs again on the
+  // batch Google Benchmark just timed, counted by the turn's group, with
+  // Google Benchmark's loop and timer left alone (its batch is over) and
+  // the body's own counters kept apart in `untimed_counters` (a `+=` would
+  // add up over the turns).
+  struct Untimed {};
+  State(benchmark::State& gb_state, internal::BatchMeter* meter,
+        benchmark::UserCounters& untimed_counters, Untimed) noexcept
+      : max_iterations(gb_state.max_iterations),
+        counters(untimed_counters),
+        gb_(&gb_state),
+        meter_(meter),
+        untimed_(true) {}
 
   // Counting by callgrind (simulated_meter.h): the loop runs the meter's
   // fixed number of steps (range-for or KeepRunning iterations,
@@ -184,6 +210,9 @@ class State {
   internal::BatchMeter* const meter_;
   // Non-null when callgrind counts (meter_ is null then).
   internal::SimulatedMeter* const sim_ = nullptr;
+  // A later turn of a split set: gb_ is read (range, threads, errors) but
+  // its loop and timer are not driven.
+  const bool untimed_ = false;
   Phase phase_ = Phase::kNotStarted;
   bool paused_ = false;
   bool sampling_pause_pairs_ = false;

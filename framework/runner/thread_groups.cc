@@ -14,10 +14,22 @@
 namespace pmubench::internal {
 namespace {
 
-// Destroyed at thread exit, which closes the thread's group.
-std::unique_ptr<ThreadGroup>& HeldGroup() {
-  thread_local std::unique_ptr<ThreadGroup> held;
+// The thread's groups: one, or one per turn of a split set; `key` names
+// what they count. Destroyed at thread exit, which closes them.
+struct Held {
+  std::string key;
+  std::vector<std::unique_ptr<ThreadGroup>> groups;
+};
+
+Held& HeldGroups() {
+  thread_local Held held;
   return held;
+}
+
+std::string TurnsKey(const std::vector<const EventSet*>& turns) {
+  return absl::StrJoin(turns, "||", [](std::string* out, const EventSet* set) {
+    out->append(set->key);
+  });
 }
 
 struct OpenLog {
@@ -75,23 +87,57 @@ absl::StatusOr<std::unique_ptr<ThreadGroup>> OpenCalibrated(
 }
 
 absl::StatusOr<ThreadGroup*> ThreadGroupFor(const EventSet& set) {
-  std::unique_ptr<ThreadGroup>& held = HeldGroup();
-  if (held != nullptr && held->key == set.key) {
+  Held& held = HeldGroups();
+  if (held.groups.size() == 1 && held.key == set.key) {
     // The caller's set counts the same events; an earlier caller's set may
     // be gone (a test's local EventSet), so point at this one.
-    held->set = &set;
-    return held.get();
+    held.groups[0]->set = &set;
+    return held.groups[0].get();
   }
-  held.reset();  // close the other set's group before opening this one
+  CloseThreadGroup();  // the other set's groups close before this one opens
   absl::StatusOr<std::unique_ptr<ThreadGroup>> opened = OpenCalibrated(set);
   if (!opened.ok()) return opened.status();
-  held = *std::move(opened);
-  return held.get();
+  held.key = set.key;
+  held.groups.push_back(*std::move(opened));
+  return held.groups[0].get();
 }
 
-void CloseThreadGroup() { HeldGroup().reset(); }
+absl::StatusOr<std::vector<ThreadGroup*>> ThreadTurnGroupsFor(
+    const std::vector<const EventSet*>& turns) {
+  Held& held = HeldGroups();
+  const std::string key = TurnsKey(turns);
+  if (held.key != key || held.groups.size() != turns.size()) {
+    CloseThreadGroup();
+    for (const EventSet* turn : turns) {
+      absl::StatusOr<std::unique_ptr<ThreadGroup>> opened =
+          OpenCalibrated(*turn);
+      absl::Status off =
+          opened.ok() ? (*opened)->group.Disable() : opened.status();
+      if (!off.ok()) {
+        CloseThreadGroup();
+        return off;
+      }
+      held.groups.push_back(*std::move(opened));
+    }
+    held.key = key;
+  }
+  std::vector<ThreadGroup*> groups;
+  for (size_t t = 0; t < turns.size(); ++t) {
+    held.groups[t]->set = turns[t];
+    groups.push_back(held.groups[t].get());
+  }
+  return groups;
+}
 
-int OpenThreadGroupCount() { return HeldGroup() != nullptr ? 1 : 0; }
+void CloseThreadGroup() {
+  Held& held = HeldGroups();
+  held.groups.clear();
+  held.key.clear();
+}
+
+int OpenThreadGroupCount() {
+  return static_cast<int>(HeldGroups().groups.size());
+}
 
 int TimesOpened(const std::string& key) {
   OpenLog& log = Opens();

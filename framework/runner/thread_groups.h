@@ -1,5 +1,6 @@
-// The calling thread's counter group: at most one open CounterGroup per
-// thread, for the event set of the case the thread is measuring. Asking for
+// The calling thread's counter group: at most one enabled CounterGroup per
+// thread, for the event set of the case the thread is measuring (a split
+// set's other turns are open, disabled). Asking for
 // another set closes the held group first, so a pinned group never competes
 // with the groups of cases that are not running; asking for the same set
 // again reuses it (every batch of a case, and consecutive cases that count
@@ -54,13 +55,21 @@ absl::StatusOr<std::unique_ptr<ThreadGroup>> OpenCalibrated(
 // set, else the held group is closed and `set` opened in its place.
 absl::StatusOr<ThreadGroup*> ThreadGroupFor(const EventSet& set);
 
-// Closes the calling thread's group, if any.
+// The calling thread's groups for a set split into turns (group_split.h):
+// one group per turn, all open and each disabled (it holds no counter) until
+// the caller enables it for its turn and disables it after. Held in place of
+// the single group, reused while the turns are the same.
+absl::StatusOr<std::vector<ThreadGroup*>> ThreadTurnGroupsFor(
+    const std::vector<const EventSet*>& turns);
+
+// Closes the calling thread's groups, if any.
 void CloseThreadGroup();
 
 // Pins the calling thread to `cpus` (sched_setaffinity(2) with pid 0).
 absl::Status PinThisThread(const std::vector<int>& cpus);
 
-// For tests: groups the calling thread holds open (0 or 1), and how often
+// For tests: groups the calling thread holds open (0, 1, or a split set's
+// turns), and how often
 // a set with `key` has been opened in this process (probes included).
 int OpenThreadGroupCount();
 int TimesOpened(const std::string& key);
