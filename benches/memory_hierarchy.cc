@@ -96,6 +96,36 @@ PMU_BENCHMARK_WITH_COUNTERS(BM_PointerChase, kMemoryCounters)
     ->RangeMultiplier(4)
     ->Range(4 << 10, 256 << 20);
 
+// The same chase with every level's loads and misses, and cycles,
+// instructions and branches, at once: more events than a core PMU counts
+// together (4 to 8 general-purpose counters plus fixed ones), so pmubench
+// splits them into groups that fit and that take turns, each batch running
+// once per group (the console header names the groups). Every count is
+// exact, and each miss ratio comes from one group's run.
+#if defined(__aarch64__)
+// ARMv8 PMUv3's common events by number (the generic cache names map to
+// few of them, and QEMU's emulated PMU has none): BR_PRED, BR_MIS_PRED,
+// L1D_CACHE, L1D_CACHE_REFILL, L1D_TLB, L1D_TLB_REFILL, L2D_CACHE,
+// L2D_CACHE_REFILL. Raw numbers give no miss ratios.
+constexpr char kAllLevelsCounters[] =
+    "cycles,instructions,stalled-cycles-frontend,stalled-cycles-backend,"
+    "r12,r10,r04,r03,r25,r05,r16,r17";
+#else
+constexpr char kAllLevelsCounters[] =
+    "cycles,instructions,branches,branch-misses,L1-dcache-loads,"
+    "L1-dcache-load-misses,LLC-loads,LLC-load-misses,dTLB-loads,"
+    "dTLB-load-misses";
+#endif
+
+void BM_PointerChaseAllLevels(pmubench::State& state) {
+  BM_PointerChase(state);
+}
+PMU_BENCHMARK_WITH_COUNTERS(BM_PointerChaseAllLevels, kAllLevelsCounters)
+    ->ArgName("bytes")
+    ->Arg(16 << 10)
+    ->Arg(1 << 20)
+    ->Arg(64 << 20);
+
 // A buffer of cache lines plus a random visiting order of those lines.
 struct StreamBuffer {
   explicit StreamBuffer(size_t bytes)

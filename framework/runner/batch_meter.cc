@@ -10,6 +10,7 @@
 namespace pmubench::internal {
 
 void BatchMeter::Accumulate(SegmentEnd end) noexcept {
+  if (next_ != nullptr) next_->Accumulate(end);
   const int size = group_.group.size();
   const perf::GroupDelta delta = perf::Delta(start_, stop_, size);
   if (sampling_pause_pair_) {

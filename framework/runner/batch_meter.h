@@ -50,10 +50,25 @@ class BatchMeter {
   // owned, outlives the meter.
   explicit BatchMeter(ThreadGroup& group) noexcept : group_(group) {}
 
+  // --pmubench_multiplex: `next` measures the same segments on another
+  // group enabled at the same time (the kernel rotates them); every call
+  // below but Report() is passed on. Its snapshots fall inside this
+  // meter's segments uncalibrated: multiplexed counts are estimates.
+  void set_next(BatchMeter* next) noexcept { next_ = next; }
+
   // Before Start(): which loop drives the batch (its fixed cost differs).
-  void set_form(LoopForm form) noexcept { form_ = form; }
-  void Start() noexcept { ok_ &= group_.group.Snapshot(start_); }
-  void Stop() noexcept { ok_ &= group_.group.Snapshot(stop_); }
+  void set_form(LoopForm form) noexcept {
+    form_ = form;
+    if (next_ != nullptr) next_->set_form(form);
+  }
+  void Start() noexcept {
+    ok_ &= group_.group.Snapshot(start_);
+    if (next_ != nullptr) [[unlikely]] next_->Start();
+  }
+  void Stop() noexcept {
+    if (next_ != nullptr) [[unlikely]] next_->Stop();
+    ok_ &= group_.group.Snapshot(stop_);
+  }
 
   // How the segment that Stop() just ended was ended.
   enum class SegmentEnd { kFinish, kPause };
@@ -71,7 +86,10 @@ class BatchMeter {
   }
   // The next Start()..Stop() segment is an empty ResumeTiming..PauseTiming
   // pair: a calibration sample, not part of the batch.
-  void BeginPausePairSample() noexcept { sampling_pause_pair_ = true; }
+  void BeginPausePairSample() noexcept {
+    sampling_pause_pair_ = true;
+    if (next_ != nullptr) next_->BeginPausePairSample();
+  }
 
   // Cold: after the batch (the timer has stopped). Calibrates the batch's
   // loop form on this group if it is the first of its form here, arrives at
@@ -106,6 +124,7 @@ class BatchMeter {
 
  private:
   ThreadGroup& group_;
+  BatchMeter* next_ = nullptr;
   perf::GroupSnapshot start_;
   perf::GroupSnapshot stop_;
   std::array<double, perf::kMaxGroupEvents> totals_{};

@@ -37,6 +37,16 @@ void Fail(benchmark::State& gb_state, const std::string& message) {
   gb_state.SkipWithError(message.c_str());
 }
 
+// Each group of a split set reports its own running fraction, one after
+// the other: the run shows the least of them (`least`: so far).
+void KeepLeastRunningFraction(benchmark::State& gb_state,
+                              std::optional<double>& least) {
+  auto it = gb_state.counters.find(kRunningFractionName);
+  if (it == gb_state.counters.end()) return;
+  least = std::min(least.value_or(it->second.value), it->second.value);
+  it->second.value = *least;
+}
+
 }  // namespace
 
 void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
@@ -99,12 +109,46 @@ void CaseRunner::RunTurns(benchmark::State& gb_state, const Case& pmu_case,
     }
     meter.Report(gb_state, TotalsFor(pmu_case, static_cast<int>(t)));
     static_cast<void>(group.group.Disable());
-    // Each group reports its own running fraction: the run shows the least.
-    auto it = gb_state.counters.find(kRunningFractionName);
-    if (it != gb_state.counters.end()) {
-      fraction = std::min(fraction.value_or(it->second.value), it->second.value);
-      it->second.value = *fraction;
+    KeepLeastRunningFraction(gb_state, fraction);
+  }
+}
+
+void CaseRunner::RunMultiplexed(benchmark::State& gb_state,
+                                const Case& pmu_case,
+                                const std::vector<const EventSet*>& turns) {
+  const std::string& name = pmu_case.request.name;
+  absl::StatusOr<std::vector<ThreadGroup*>> groups = ThreadTurnGroupsFor(turns);
+  absl::Status on = groups.status();
+  for (size_t t = 0; on.ok() && t < turns.size(); ++t) {
+    on = (*groups)[t]->group.Enable();
+  }
+  if (!on.ok()) {
+    for (size_t t = 0; t < turns.size(); ++t) {
+      TotalsFor(pmu_case, static_cast<int>(t)).Arrive(gb_state.threads(), {});
     }
+    return Fail(gb_state, absl::StrCat("pmubench: ", name,
+                                       ": cannot count its groups at once on "
+                                       "thread ", gb_state.thread_index(),
+                                       ": ", on.message()));
+  }
+  std::vector<std::unique_ptr<BatchMeter>> meters;
+  for (ThreadGroup* group : *groups) {
+    meters.push_back(std::make_unique<BatchMeter>(*group));
+    if (meters.size() > 1) {
+      meters[meters.size() - 2]->set_next(meters.back().get());
+    }
+  }
+  {
+    ProfiledBatch profiled(gb_state.thread_index());
+    State state(gb_state, meters[0].get());
+    pmu_case.body(state);
+    state.FinishAfterBody(name);
+  }
+  std::optional<double> fraction;
+  for (size_t t = 0; t < meters.size(); ++t) {
+    meters[t]->Report(gb_state, TotalsFor(pmu_case, static_cast<int>(t)));
+    static_cast<void>((*groups)[t]->group.Disable());
+    KeepLeastRunningFraction(gb_state, fraction);
   }
 }
 
@@ -127,9 +171,12 @@ void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
     state.FinishAfterBody(name);
     return;
   }
-  if (const std::vector<const EventSet*>* turns = PlannedTurnsFor(pmu_case.index);
+  if (const std::vector<const EventSet*>* turns =
+          PlannedTurnsFor(pmu_case.index);
       turns != nullptr) {
-    return RunTurns(gb_state, pmu_case, *turns);
+    return turns->front()->options.pinned
+               ? RunTurns(gb_state, pmu_case, *turns)
+               : RunMultiplexed(gb_state, pmu_case, *turns);
   }
   absl::StatusOr<ThreadGroup*> group = ThreadGroupFor(**set);
   if (!group.ok()) {

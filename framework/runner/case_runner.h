@@ -31,6 +31,11 @@ class CaseRunner {
   // least of the groups'.
   static void RunTurns(benchmark::State& gb_state, const Case& pmu_case,
                        const std::vector<const EventSet*>& turns);
+  // --pmubench_multiplex with a split set: every group enabled at once,
+  // the kernel rotating them, one run of the body, each group's counts
+  // scaled by its running fraction (BatchMeter::set_next).
+  static void RunMultiplexed(benchmark::State& gb_state, const Case& pmu_case,
+                             const std::vector<const EventSet*>& turns);
   // Under callgrind (simulated_meter.h).
   static void RunSimulatedBatch(benchmark::State& gb_state,
                                 const Case& pmu_case,

@@ -250,10 +250,16 @@ std::string ConsoleHeader(const RunFacts& facts) {
                     "pmubench: subtracted per batch (the counts of an empty "
                     "range-for batch through State): ",
                     FormatOverheadWithUnits(facts), "\n");
-    if (std::string groups = FormatGroups(facts); !groups.empty()) {
+    if (std::string groups = FormatGroups(facts); groups.empty()) {
+    } else if (facts.pinned) {
       absl::StrAppend(&out, "pmubench: split into groups that fit the PMU, ",
                       "which take turns (each batch runs once per group, ",
                       "the first run timed, the others not): ", groups, "\n");
+    } else {
+      absl::StrAppend(&out, "pmubench: multiplexed (--pmubench_multiplex): ",
+                      "groups counted at once, rotated by the kernel, each ",
+                      "scaled by its running fraction (estimates): ", groups,
+                      "\n");
     }
   }
   for (const std::string& notice : facts.notices) {

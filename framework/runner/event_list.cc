@@ -183,7 +183,11 @@ std::string FormatEventList(const std::vector<ProbedEvent>& probed) {
   }
   absl::StrAppend(&out, "\n", counted, " of ", probed.size(),
                   " events can be counted (each opened for this thread, then "
-                  "closed).\n");
+                  "closed).\n"
+                  "A set of more events than the PMU counts at once is split "
+                  "into groups that\ntake turns, each batch running once per "
+                  "group (--pmubench_multiplex: counted\nat once, "
+                  "scaled).\n");
   return out;
 }
 

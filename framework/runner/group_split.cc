@@ -47,8 +47,7 @@ std::vector<int> Joined(const std::vector<int>& group,
 // Adds `unit` to the first group it fits in, or to a new group when it fits
 // alone. False when it does not fit even alone.
 bool PlaceFirstFit(const std::vector<int>& unit, FitsTest fits,
-                   int max_group_size,
-                   std::vector<std::vector<int>>& groups) {
+                   int max_group_size, std::vector<std::vector<int>>& groups) {
   for (std::vector<int>& group : groups) {
     if (static_cast<int>(group.size() + unit.size()) > max_group_size) continue;
     std::vector<int> joined = Joined(group, unit);

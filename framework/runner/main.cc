@@ -56,6 +56,12 @@ ABSL_FLAG(std::string, counters, "",
           "hardware PMU.");
 ABSL_FLAG(bool, pmubench_no_rdpmc, false,
           "Read counters with read(2) even where rdpmc is allowed.");
+ABSL_FLAG(bool, pmubench_multiplex, false,
+          "Count a set that does not fit the PMU in one pass: its groups "
+          "at once, not pinned, rotated by the kernel and scaled by their "
+          "running fractions (estimates; pmu_running_fraction shows how "
+          "much was counted). Default: pinned groups that take turns, each "
+          "batch running once per group, every count exact.");
 ABSL_FLAG(bool, pmubench_list_events, false,
           "Print the events this machine can count, each one tried "
           "(perf_event_open, then closed), grouped as `perf list` groups "
@@ -99,7 +105,8 @@ namespace {
 
 const std::vector<std::string>& OwnFlags() {
   static const auto* flags = new std::vector<std::string>{
-      "counters", "pmubench_no_rdpmc", "pmubench_list_events",
+      "counters", "pmubench_no_rdpmc", "pmubench_multiplex",
+      "pmubench_list_events",
       "pmubench_profile", "pmubench_profile_callchain", "pmubench_profile_out",
       "pmubench_simulate", "pmubench_simulate_iterations",
       "pmubench_simulate_i1", "pmubench_simulate_d1", "pmubench_simulate_ll"};
@@ -414,6 +421,7 @@ int pmubench::RunMain(int argc, char** argv) {
   options.simulate = *simulate;
   options.counters = absl::GetFlag(FLAGS_counters);
   options.use_rdpmc = !absl::GetFlag(FLAGS_pmubench_no_rdpmc);
+  options.multiplex = absl::GetFlag(FLAGS_pmubench_multiplex);
   absl::StatusOr<pmubench::SessionInfo> session = pmubench::Prepare(options);
   if (!session.ok()) return BadInput(program, session.status().message());
   // The console header prints the notice; other formats get it here, once.

@@ -48,6 +48,7 @@ class PlanBuilder {
               const perf::PmuRegistry& pmus)
       : pmus_(pmus) {
     group_options_.use_rdpmc = options.use_rdpmc;
+    group_options_.pinned = !options.multiplex;
     plan_.case_set.assign(case_count, kNoSet);
   }
 

@@ -46,6 +46,10 @@ struct RunOptions {
   std::string counters = "";
   // False forces read(2) for every snapshot (--pmubench_no_rdpmc).
   bool use_rdpmc = true;
+  // --pmubench_multiplex: groups are not pinned, and a set split into
+  // groups counts them all at once, rotated by the kernel and scaled by
+  // their running fractions, instead of one group per run of the batch.
+  bool multiplex = false;
   // Which cases will run (--benchmark_filter syntax); nullopt: Google
   // Benchmark's current --benchmark_filter. Sets of cases that cannot match
   // are neither checked nor opened.

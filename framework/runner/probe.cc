@@ -43,35 +43,51 @@ SetProbe ProbeWhole(const EventSet& set) {
   return probe;
 }
 
-// Whether `status`, from opening a pinned set of several events, may say the
-// PMU cannot hold them at once: EINVAL at perf_event_open(2) (the kernel
-// validates a group against its counters; CounterGroup::Open also refuses
-// more than kMaxGroupEvents) or the enabled group in error state.
-bool MayNotFit(const EventSet& set, const absl::Status& status) {
-  return set.size() > 1 && set.options.pinned &&
-         (absl::IsInvalidArgument(status) ||
-          absl::IsFailedPrecondition(status));
+// Whether the events of `set` at `indices` fit one group on this PMU. Asked
+// pinned whatever the set's options: a non-pinned group the PMU cannot hold
+// opens and reads fine, it just never runs, while a pinned one goes into
+// error state at the enable (perf_event_open(2), "pinned").
+bool FitsPinned(const EventSet& set, const std::vector<int>& indices) {
+  const EventSet group = GroupOf(set, indices);
+  perf::GroupOptions pinned = group.options;
+  pinned.pinned = true;
+  return perf::CounterGroup::Open(group.events, pinned).ok();
 }
 
-// The split of a set that did not open whole (`whole`: why): groups that
-// fit, found by opening candidates on this thread, each then probed. The
-// set's error stays when an event does not open even alone (then that
-// event's own error) or when every event fits one group after all.
-SetProbe ProbeSplit(const EventSet& set, const absl::Status& whole) {
-  if (!set.cpus.empty() && !PinThisThread(set.cpus).ok()) return Failed(whole);
+// Whether `whole`, the probe of `set` as one group, leaves room for a split
+// that fits: the kernel refused the group (EINVAL at perf_event_open(2) when
+// it validates a group against its counters; CounterGroup::Open also refuses
+// more than kMaxGroupEvents), the pinned group went into error state, or a
+// non-pinned group opened but would not fit pinned.
+bool MayNotFit(const EventSet& set, const SetProbe& whole) {
+  if (set.size() < 2) return false;
+  if (whole.status.ok()) {
+    std::vector<int> all(set.size());
+    for (int i = 0; i < set.size(); ++i) all[i] = i;
+    return !set.options.pinned && !FitsPinned(set, all);
+  }
+  return absl::IsInvalidArgument(whole.status) ||
+         absl::IsFailedPrecondition(whole.status);
+}
+
+// The split of a set that does not fit one group (`whole`: its probe as
+// one): groups that fit, found by opening candidates on this thread, each
+// then probed. `whole` stays when every event fits one group after all, and
+// an event that does not open even alone gives that event's own error.
+SetProbe ProbeSplit(const EventSet& set, const SetProbe& whole) {
+  if (!set.cpus.empty() && !PinThisThread(set.cpus).ok()) return whole;
   const GroupSplit split = SplitToFit(
       set.size(), set.derived,
       [&set](const std::vector<int>& indices) {
-        const EventSet group = GroupOf(set, indices);
-        return perf::CounterGroup::Open(group.events, group.options).ok();
+        return FitsPinned(set, indices);
       },
       perf::kMaxGroupEvents);
   if (split.unfit.has_value()) {
     absl::StatusOr<perf::CounterGroup> alone =
         perf::CounterGroup::Open({set.events[*split.unfit]}, set.options);
-    return Failed(alone.ok() ? whole : alone.status());
+    return alone.ok() ? whole : Failed(alone.status());
   }
-  if (split.groups.size() < 2) return Failed(whole);
+  if (split.groups.size() < 2) return whole;
   SetProbe probe;
   probe.opened.resize(set.size());
   probe.overhead.resize(set.size());
@@ -91,9 +107,9 @@ SetProbe ProbeSplit(const EventSet& set, const absl::Status& whole) {
 }  // namespace
 
 SetProbe ProbeSet(const EventSet& set) {
-  SetProbe probe = ProbeWhole(set);
-  if (!MayNotFit(set, probe.status)) return probe;
-  return ProbeSplit(set, probe.status);
+  const SetProbe whole = ProbeWhole(set);
+  if (!MayNotFit(set, whole)) return whole;
+  return ProbeSplit(set, whole);
 }
 
 }  // namespace pmubench::internal

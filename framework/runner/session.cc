@@ -78,6 +78,9 @@ internal::RunFacts Describe(const Plan& plan,
                             const perf::PmuRegistry& pmus) {
   internal::RunFacts facts;
   facts.pmus = pmus.Names();
+  for (const internal::PlannedSet& set : plan.sets) {
+    facts.pinned = set.set.options.pinned;  // one option for every set
+  }
   for (size_t s = 0; s < plan.sets.size(); ++s) {
     const internal::PlannedSet& set = plan.sets[s];
     if (!set.will_run || !probes[s].has_value() || !probes[s]->status.ok()) {

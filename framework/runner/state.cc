@@ -25,7 +25,8 @@ bool State::StartBatch(internal::LoopForm form) {
   // KeepRunningBatch(max_iterations) starts the timer and claims the whole
   // batch; it returns false only when an error was set before the loop, in
   // which case Google Benchmark has already finished the batch itself.
-  if (gb_ != nullptr && !untimed_ && !gb_->KeepRunningBatch(batch_iterations_)) {
+  if (gb_ != nullptr && !untimed_ &&
+      !gb_->KeepRunningBatch(batch_iterations_)) {
     phase_ = Phase::kFinished;
     return false;
   }
@@ -47,7 +48,9 @@ void State::FinishBatch() {
   const bool counting = meter_ != nullptr && !paused_;
   if (counting) meter_->Stop();
   // The batch was claimed whole, so this returns false and stops the timer.
-  if (gb_ != nullptr && !untimed_) static_cast<void>(gb_->KeepRunningBatch(1));
+  if (gb_ != nullptr && !untimed_) {
+    static_cast<void>(gb_->KeepRunningBatch(1));
+  }
   if (counting) meter_->Accumulate(internal::BatchMeter::SegmentEnd::kFinish);
 }
 

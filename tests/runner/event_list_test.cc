@@ -98,6 +98,7 @@ TEST(FormatEventListTest, GroupedAsPerfListWithRefusedApart) {
   EXPECT_LT(text.find("  ENOENT"), text.find("  EOPNOTSUPP"));
   EXPECT_THAT(text, HasSubstr("    L1-icache-prefetches\n"));
   EXPECT_THAT(text, HasSubstr("5 of 8 events can be counted"));
+  EXPECT_THAT(text, HasSubstr("split into groups that\ntake turns"));
 }
 
 TEST(FormatEventListTest, EmptySectionsAreLeftOut) {

@@ -19,8 +19,8 @@ using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
 struct ModelPmu {
-  int general = 4;                  // general-purpose counters
-  std::set<std::string> fixed;      // events with a counter of their own
+  int general = 4;              // general-purpose counters
+  std::set<std::string> fixed;  // events with a counter of their own
   // Events of the second core PMU of a hybrid machine (named "atom/...").
   bool hybrid = false;
 
@@ -73,19 +73,18 @@ Split SplitOn(const ModelPmu& pmu, std::vector<std::string> names,
 using Names = std::vector<std::string>;
 
 TEST(SplitToFitTest, ASetThatFitsStaysOneGroup) {
-  const Split s = SplitOn(Pmu(4),
-                          {"cycles", "instructions", "branches", "r08"});
-  EXPECT_THAT(s.Groups(), ElementsAre(Names{"cycles", "instructions",
-                                            "branches", "r08"}));
+  const Split s =
+      SplitOn(Pmu(4), {"cycles", "instructions", "branches", "r08"});
+  EXPECT_THAT(s.Groups(),
+              ElementsAre(Names{"cycles", "instructions", "branches", "r08"}));
   EXPECT_THAT(s.split.underived, IsEmpty());
   EXPECT_FALSE(s.split.unfit.has_value());
 }
 
 TEST(SplitToFitTest, TwoCountersGiveGroupsOfTwoWithPairsKeptTogether) {
-  const Split s = SplitOn(
-      Pmu(2),
-      {"cycles", "instructions", "branches", "branch-misses",
-       "L1-dcache-loads", "L1-dcache-load-misses", "r11"});
+  const Split s =
+      SplitOn(Pmu(2), {"cycles", "instructions", "branches", "branch-misses",
+                       "L1-dcache-loads", "L1-dcache-load-misses", "r11"});
   EXPECT_THAT(s.Groups(),
               ElementsAre(Names{"cycles", "instructions"},
                           Names{"branches", "branch-misses"},
@@ -95,9 +94,8 @@ TEST(SplitToFitTest, TwoCountersGiveGroupsOfTwoWithPairsKeptTogether) {
 }
 
 TEST(SplitToFitTest, FourCountersFirstFitFillsTheFirstGroup) {
-  const Split s = SplitOn(Pmu(4),
-                          {"r08", "r11", "r1b", "r04", "r03", "r10", "r12",
-                           "r16", "r17", "r13"});
+  const Split s = SplitOn(Pmu(4), {"r08", "r11", "r1b", "r04", "r03", "r10",
+                                   "r12", "r16", "r17", "r13"});
   EXPECT_THAT(s.Groups(), ElementsAre(Names{"r08", "r11", "r1b", "r04"},
                                       Names{"r03", "r10", "r12", "r16"},
                                       Names{"r17", "r13"}));
@@ -107,23 +105,22 @@ TEST(SplitToFitTest, FourCountersFirstFitFillsTheFirstGroup) {
 // (instructions, cycles and eight raw ones) need two groups, cycles on its
 // own counter in the first.
 TEST(SplitToFitTest, SixCountersAndACycleCounterTakeTenEventsInTwoGroups) {
-  const Split s = SplitOn(Pmu(6, {"cycles"}),
-                          {"instructions", "cycles", "r08", "r11", "r1b",
-                           "r04", "r03", "r10", "r12", "r16"});
-  EXPECT_THAT(s.Groups(),
-              ElementsAre(Names{"instructions", "cycles", "r08", "r11", "r1b",
-                                "r04", "r03"},
-                          Names{"r10", "r12", "r16"}));
+  const Split s =
+      SplitOn(Pmu(6, {"cycles"}), {"instructions", "cycles", "r08", "r11",
+                                   "r1b", "r04", "r03", "r10", "r12", "r16"});
+  EXPECT_THAT(s.Groups(), ElementsAre(Names{"instructions", "cycles", "r08",
+                                            "r11", "r1b", "r04", "r03"},
+                                      Names{"r10", "r12", "r16"}));
   EXPECT_THAT(s.split.underived, IsEmpty());
 }
 
 // x86: cycles, instructions and ref-cycles have fixed counters, so they join
 // whichever group has room for them: the first, even when they come last.
 TEST(SplitToFitTest, FixedCounterEventsJoinTheFirstGroup) {
-  const Split s = SplitOn(
-      Pmu(2, {"cycles", "instructions", "ref-cycles"}),
-      {"branches", "branch-misses", "cache-references", "cache-misses",
-       "ref-cycles", "cycles", "instructions"});
+  const Split s =
+      SplitOn(Pmu(2, {"cycles", "instructions", "ref-cycles"}),
+              {"branches", "branch-misses", "cache-references", "cache-misses",
+               "ref-cycles", "cycles", "instructions"});
   EXPECT_THAT(s.Groups(),
               ElementsAre(Names{"branches", "branch-misses", "ref-cycles",
                                 "cycles", "instructions"},
@@ -131,10 +128,9 @@ TEST(SplitToFitTest, FixedCounterEventsJoinTheFirstGroup) {
 }
 
 TEST(SplitToFitTest, APairThatCannotShareAGroupIsNotDerived) {
-  const Split s = SplitOn(Pmu(1),
-                          {"branches", "branch-misses", "r08"});
-  EXPECT_THAT(s.Groups(), ElementsAre(Names{"branches"},
-                                      Names{"branch-misses"}, Names{"r08"}));
+  const Split s = SplitOn(Pmu(1), {"branches", "branch-misses", "r08"});
+  EXPECT_THAT(s.Groups(), ElementsAre(Names{"branches"}, Names{"branch-misses"},
+                                      Names{"r08"}));
   EXPECT_THAT(s.split.underived, ElementsAre("branch-miss-ratio"));
   EXPECT_FALSE(s.split.unfit.has_value());
 }
@@ -149,12 +145,12 @@ TEST(SplitToFitTest, AnEventThatFitsNowhereAloneIsNamed) {
 
 // A hybrid machine: events of the two core PMUs never share a group.
 TEST(SplitToFitTest, HybridPmusGetGroupsOfTheirOwn) {
-  const Split s = SplitOn(Pmu(8, {}, /*hybrid=*/true),
-                          {"cycles", "atom/cycles", "instructions",
-                           "atom/instructions"});
-  EXPECT_THAT(s.Groups(), ElementsAre(Names{"cycles", "instructions"},
-                                      Names{"atom/cycles",
-                                            "atom/instructions"}));
+  const Split s =
+      SplitOn(Pmu(8, {}, /*hybrid=*/true),
+              {"cycles", "atom/cycles", "instructions", "atom/instructions"});
+  EXPECT_THAT(s.Groups(),
+              ElementsAre(Names{"cycles", "instructions"},
+                          Names{"atom/cycles", "atom/instructions"}));
 }
 
 TEST(SplitToFitTest, NoGroupHoldsMoreThanTheLimit) {
@@ -169,8 +165,7 @@ TEST(SplitToFitTest, NoGroupHoldsMoreThanTheLimit) {
 // Learned, not assumed: a counter held by the NMI watchdog leaves three of
 // four, and the split follows.
 TEST(SplitToFitTest, ACounterHeldElsewhereShowsInTheAnswer) {
-  const Split s = SplitOn(Pmu(3),
-                          {"r08", "r11", "r1b", "r04", "r03", "r10"});
+  const Split s = SplitOn(Pmu(3), {"r08", "r11", "r1b", "r04", "r03", "r10"});
   EXPECT_THAT(s.Groups(), ElementsAre(Names{"r08", "r11", "r1b"},
                                       Names{"r04", "r03", "r10"}));
   EXPECT_LT(s.asked, 20);  // first fit asks a few questions per event
@@ -178,14 +173,14 @@ TEST(SplitToFitTest, ACounterHeldElsewhereShowsInTheAnswer) {
 
 TEST(GroupOfTest, AGroupDerivesOnlyFromItsOwnEvents) {
   EventSet set;
-  for (const char* spec : {"cycles", "instructions", "branches",
-                           "branch-misses"}) {
+  for (const char* spec :
+       {"cycles", "instructions", "branches", "branch-misses"}) {
     perf::ResolvedEvent e;
     e.spec = spec;
     set.events.push_back(e);
   }
-  set.derived = DeriveMetrics({"cycles", "instructions", "branches",
-                               "branch-misses"});
+  set.derived =
+      DeriveMetrics({"cycles", "instructions", "branches", "branch-misses"});
   const EventSet first = GroupOf(set, {0, 1});
   EXPECT_EQ(first.SpecList(), "cycles,instructions");
   ASSERT_EQ(first.derived.size(), 1u);

@@ -122,6 +122,15 @@ void BM_HwLongBatch(State& state) {
 constexpr int64_t kPast32Bits = (int64_t{1} << 32) / kCountedLoopInstructions + 100'000;
 PMU_BENCHMARK(BM_HwLongBatch)->Arg(1)->Arg(kPast32Bits)->Iterations(1);
 
+// About 0.2 s of counted work under QEMU's -icount (one instruction per
+// virtual ns): the kernel rotates multiplexed groups every
+// perf_event_mux_interval_ms (4 ms by default), so each group runs part of
+// the batch.
+void BM_HwLongLoop(State& state) {
+  for (auto _ : state) CountedLoop(1000);
+}
+PMU_BENCHMARK(BM_HwLongLoop)->Iterations(2000);
+
 // --- helpers -----------------------------------------------------------------
 
 class HardwareRunnerTest : public ::testing::Test {
@@ -275,6 +284,81 @@ TEST_F(HardwareRunnerTest, BatchPastTheCounterWidthCountsExactly) {
   EXPECT_GT(longer_count, int64_t{1} << 32);
   EXPECT_EQ(longer_count - TotalInstructions(*one),
             static_cast<int64_t>(kCountedLoopInstructions) * (kPast32Bits - 1));
+}
+
+// Twelve events on ARMv8 PMUv3, whose 6 event counters and cycle counter
+// hold seven at once: r08 (INST_RETIRED) counts what `instructions` counts,
+// and lands in the other group, so both groups' runs of each batch must
+// read the same exact count.
+constexpr char kTwelveArmEvents[] =
+    "instructions,cycles,r11,r00,r03,r04,r10,r1b,r23,r24,r3c,r08";
+
+class SplitHardwareTest : public HardwareRunnerTest {
+ protected:
+  void SetUp() override {
+    HardwareRunnerTest::SetUp();
+    if (IsSkipped()) return;
+#if !defined(__aarch64__)
+    GTEST_SKIP() << "the raw event codes here are ARMv8 PMUv3's "
+                    "(scripts/pmu-vm test runs them)";
+#endif
+  }
+
+  static SessionInfo PrepareTwelve(bool multiplex) {
+    absl::StatusOr<SessionInfo> info =
+        Prepare({.counters = kTwelveArmEvents, .multiplex = multiplex});
+    EXPECT_TRUE(info.ok()) << info.status();
+    return info.ok() ? *info : SessionInfo{};
+  }
+
+  static std::string Groups(const SessionInfo& info) {
+    for (const auto& [key, value] : info.context) {
+      if (key == "pmubench_groups") return value;
+    }
+    return "";
+  }
+};
+
+TEST_F(SplitHardwareTest, TwelveEventsTakeTurnsAndEachGroupCountsExactly) {
+  const SessionInfo info = PrepareTwelve(/*multiplex=*/false);
+  const std::string groups = Groups(info);
+  const size_t second = groups.find("} {");
+  ASSERT_NE(second, std::string::npos) << "not split: " << groups;
+  EXPECT_NE(groups.find("instructions"), std::string::npos);
+  EXPECT_LT(groups.find("instructions"), second) << groups;
+  EXPECT_GT(groups.find("r08"), second) << groups;
+  for (const char* filter : {"^BM_HwRangeFor/", "^HwNopsFixture/Nops/"}) {
+    const BenchRun run = OnlyRun(filter);
+    for (const char* event :
+         {"instructions", "cycles", "r11", "r1b", "r3c", "r08"}) {
+      EXPECT_FALSE(std::isnan(CounterOf(run, event))) << filter << event;
+    }
+    EXPECT_EQ(CounterOf(run, internal::kRunningFractionName), 1.0);
+    ExpectExact(run, kHundredNopsPerIteration);
+    EXPECT_LE(std::abs(std::llround((CounterOf(run, "r08") -
+                                     kHundredNopsPerIteration) *
+                                    static_cast<double>(run.iterations))),
+              kLoopEntrySlack)
+        << filter << ": r08 " << CounterOf(run, "r08");
+  }
+  const BenchRun threads = OnlyRun("^BM_HwThreads/");
+  EXPECT_LE(std::abs(ResidueCount(threads, kHundredNopsPerIteration)),
+            2 * kLoopEntrySlack);
+  EXPECT_NEAR(CounterOf(threads, "r08"), kHundredNopsPerIteration, 1e-3);
+}
+
+TEST_F(SplitHardwareTest, MultiplexedTwelveEventsShowARunningFractionBelowOne) {
+  const SessionInfo info = PrepareTwelve(/*multiplex=*/true);
+  ASSERT_NE(Groups(info).find("} {"), std::string::npos) << Groups(info);
+  const BenchRun run = OnlyRun("^BM_HwLongLoop/");
+  const double fraction = CounterOf(run, internal::kRunningFractionName);
+  EXPECT_LT(fraction, 1.0);
+  EXPECT_GT(fraction, 0.0);
+  // Scaled estimates of a steady loop: near, not exact.
+  const double per_iteration = 1000.0 * kCountedLoopInstructions;
+  EXPECT_NEAR(CounterOf(run, "instructions"), per_iteration,
+              0.1 * per_iteration);
+  EXPECT_NEAR(CounterOf(run, "r08"), per_iteration, 0.1 * per_iteration);
 }
 
 }  // namespace

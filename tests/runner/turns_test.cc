@@ -31,12 +31,12 @@ using ::testing::HasSubstr;
 // 18 events: the first 16 fill one group, minor-faults and minor-faults:u
 // land in the second. Page faults are counted in both groups.
 const std::vector<std::string> kEighteen = {
-    "page-faults",      "task-clock",         "task-clock:u",
-    "cpu-clock",        "cpu-clock:u",        "context-switches",
-    "context-switches:u", "cpu-migrations",   "cpu-migrations:u",
-    "alignment-faults", "alignment-faults:u", "emulation-faults",
-    "emulation-faults:u", "major-faults",     "major-faults:u",
-    "page-faults:u",    "minor-faults",       "minor-faults:u"};
+    "page-faults",        "task-clock",         "task-clock:u",
+    "cpu-clock",          "cpu-clock:u",        "context-switches",
+    "context-switches:u", "cpu-migrations",     "cpu-migrations:u",
+    "alignment-faults",   "alignment-faults:u", "emulation-faults",
+    "emulation-faults:u", "major-faults",       "major-faults:u",
+    "page-faults:u",      "minor-faults",       "minor-faults:u"};
 constexpr char kThree[] = "task-clock,page-faults,minor-faults";
 
 int g_bodies = 0;  // how often BM_TurnPages's body ran
@@ -113,8 +113,9 @@ class TurnsTest : public ::testing::Test {
 
 TEST_F(TurnsTest, TheSplitIsLearnedAndNamedInTheContextAndHeader) {
   std::vector<std::string> first(kEighteen.begin(), kEighteen.begin() + 16);
-  EXPECT_EQ(ContextValue(info_, "pmubench_groups"),
-            "{" + absl::StrJoin(first, ",") + "} {minor-faults,minor-faults:u}");
+  EXPECT_EQ(
+      ContextValue(info_, "pmubench_groups"),
+      "{" + absl::StrJoin(first, ",") + "} {minor-faults,minor-faults:u}");
   EXPECT_THAT(internal::ConsoleHeader(info_.facts),
               HasSubstr("split into groups that fit the PMU"));
   // Every event is one field, once.
@@ -128,9 +129,10 @@ TEST_F(TurnsTest, EveryGroupCountsExactlyPerIteration) {
   for (const BenchRun& run : runs) {
     ASSERT_FALSE(run.error_occurred) << run.error_message;
     const double n = run.run_name.args == "1" ? 1.0 : 4.0;
-    for (const char* event : {"page-faults", "page-faults:u",  // group 1
+    for (const char* event : {"page-faults", "page-faults:u",       // group 1
                               "minor-faults", "minor-faults:u"}) {  // 2
-      EXPECT_EQ(CounterOf(run, event), n) << run.benchmark_name() << " " << event;
+      EXPECT_EQ(CounterOf(run, event), n)
+          << run.benchmark_name() << " " << event;
     }
     EXPECT_EQ(CounterOf(run, "major-faults"), 0.0);
     EXPECT_EQ(CounterOf(run, internal::kRunningFractionName), 1.0);
@@ -191,6 +193,27 @@ TEST_F(TurnsTest, OnlyTheTimedTurnReportsTimeCountersAndLabel) {
   EXPECT_DOUBLE_EQ(runs[0].GetAdjustedRealTime(), 1e6);  // ns
   EXPECT_EQ(CounterOf(runs[0], "calls"), 7.0);
   EXPECT_EQ(runs[0].report_label, "timed");
+}
+
+// --pmubench_multiplex: the groups count at once, the body runs once per
+// batch. Software events are never short of room, so they all run the
+// whole time: exact here, scaled estimates where a PMU rotates them.
+TEST_F(TurnsTest, MultiplexedGroupsCountInOnePass) {
+  absl::StatusOr<SessionInfo> info =
+      Prepare({.counters = absl::StrJoin(kEighteen, ","), .multiplex = true});
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(ContextValue(*info, "pmubench_pinned"), "false");
+  EXPECT_THAT(ContextValue(*info, "pmubench_groups"),
+              HasSubstr("{minor-faults,minor-faults:u}"));
+  EXPECT_THAT(internal::ConsoleHeader(info->facts), HasSubstr("multiplexed"));
+  g_bodies = 0;
+  const std::vector<BenchRun> runs = RunMatching("^BM_TurnPages/4/");
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_FALSE(runs[0].error_occurred) << runs[0].error_message;
+  EXPECT_EQ(g_bodies, 1);
+  EXPECT_EQ(CounterOf(runs[0], "page-faults"), 4.0);
+  EXPECT_EQ(CounterOf(runs[0], "minor-faults:u"), 4.0);
+  EXPECT_EQ(CounterOf(runs[0], internal::kRunningFractionName), 1.0);
 }
 
 }  // namespace
