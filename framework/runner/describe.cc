@@ -220,6 +220,13 @@ std::vector<std::pair<std::string, std::string>> ContextPairs(
   };
   if (std::string groups = FormatGroups(facts); !groups.empty()) {
     pairs.emplace_back("pmubench_groups", std::move(groups));
+    // What the split costs: how often each batch runs (one run timed).
+    std::vector<std::string> runs;
+    for (const SetFacts& set : facts.sets) {
+      if (set.groups.empty()) continue;
+      runs.push_back(facts.pinned ? absl::StrCat(set.groups.size()) : "1");
+    }
+    pairs.emplace_back("pmubench_runs_per_batch", absl::StrJoin(runs, "; "));
   }
   if (!facts.notices.empty()) {
     pairs.emplace_back("pmubench_notice", absl::StrJoin(facts.notices, " "));

@@ -84,7 +84,9 @@ std::string ReadFallbackNotice(const RunFacts& facts);
 // pmubench_pmus, pmubench_events, pmubench_pinned, pmubench_exclude_kernel,
 // pmubench_read_overhead, pmubench_case_files, pmubench_backend
 // ("perf_event"), when a set was split into groups that take turns
-// pmubench_groups ("{a,b} {c,d}", sets joined by "; ") and, with notices,
+// pmubench_groups ("{a,b} {c,d}", sets joined by "; ") with
+// pmubench_runs_per_batch (how often each batch of such a set runs: once
+// per group, or 1 with --pmubench_multiplex) and, with notices,
 // pmubench_notice (one line: Google
 // Benchmark prints values as they are). Under callgrind: pmubench_version,
 // pmubench_backend ("callgrind"), pmubench_valgrind,

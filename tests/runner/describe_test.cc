@@ -76,6 +76,31 @@ TEST(ContextPairsTest, KeysInOrderAndValuesFromFacts) {
   EXPECT_EQ(pairs[8].second, "pmubench: one pmubench: two") << "one line";
 }
 
+std::string ValueOf(const std::vector<std::pair<std::string, std::string>>& pairs,
+                    const std::string& key) {
+  for (const auto& [k, v] : pairs) {
+    if (k == key) return v;
+  }
+  return "(absent)";
+}
+
+// A set split into groups that take turns: the groups and what they cost
+// are in the context and the header; a set that fits has neither.
+TEST(ContextPairsTest, SplitSetsNameTheirGroupsAndRunsPerBatch) {
+  RunFacts facts = TwoSets();
+  EXPECT_EQ(ValueOf(ContextPairs(facts), "pmubench_groups"), "(absent)");
+  EXPECT_THAT(ConsoleHeader(facts), Not(HasSubstr("groups")));
+  facts.sets[0].groups = {"cycles", "instructions"};
+  facts.sets[1].groups = {"page-faults", "cycles", "x"};
+  EXPECT_EQ(ValueOf(ContextPairs(facts), "pmubench_groups"),
+            "{cycles} {instructions}; {page-faults} {cycles} {x}");
+  EXPECT_EQ(ValueOf(ContextPairs(facts), "pmubench_runs_per_batch"), "2; 3");
+  EXPECT_THAT(ConsoleHeader(facts), HasSubstr("which take turns"));
+  facts.pinned = false;  // --pmubench_multiplex
+  EXPECT_EQ(ValueOf(ContextPairs(facts), "pmubench_runs_per_batch"), "1; 1");
+  EXPECT_THAT(ConsoleHeader(facts), HasSubstr("multiplexed"));
+}
+
 TEST(ContextPairsTest, NothingCountedSaysNone) {
   const auto pairs = ContextPairs(RunFacts{});
   EXPECT_EQ(pairs[2].second, "none");

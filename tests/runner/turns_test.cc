@@ -116,6 +116,7 @@ TEST_F(TurnsTest, TheSplitIsLearnedAndNamedInTheContextAndHeader) {
   EXPECT_EQ(
       ContextValue(info_, "pmubench_groups"),
       "{" + absl::StrJoin(first, ",") + "} {minor-faults,minor-faults:u}");
+  EXPECT_EQ(ContextValue(info_, "pmubench_runs_per_batch"), "2");
   EXPECT_THAT(internal::ConsoleHeader(info_.facts),
               HasSubstr("split into groups that fit the PMU"));
   // Every event is one field, once.
@@ -205,6 +206,7 @@ TEST_F(TurnsTest, MultiplexedGroupsCountInOnePass) {
   EXPECT_EQ(ContextValue(*info, "pmubench_pinned"), "false");
   EXPECT_THAT(ContextValue(*info, "pmubench_groups"),
               HasSubstr("{minor-faults,minor-faults:u}"));
+  EXPECT_EQ(ContextValue(*info, "pmubench_runs_per_batch"), "1");
   EXPECT_THAT(internal::ConsoleHeader(info->facts), HasSubstr("multiplexed"));
   g_bodies = 0;
   const std::vector<BenchRun> runs = RunMatching("^BM_TurnPages/4/");
