@@ -15,7 +15,7 @@
 #include "framework/perf/mmap_reader.h"
 #include "framework/perf/perf_errors.h"
 #include "framework/perf/pmu.h"
-#include "framework/perf/user_read.h"
+#include "framework/perf/user_read_refusal.h"
 
 namespace pmubench::perf {
 namespace {

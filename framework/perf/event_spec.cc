@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "framework/perf/hardware_events.h"
+#include "framework/perf/named_events.h"
 #include "framework/perf/near_names.h"
 #include "framework/perf/string_view_bridge.h"
 

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "framework/perf/counter_group.h"
 #include "framework/perf/event_spec.h"
-#include "framework/perf/hardware_events.h"
+#include "framework/perf/named_events.h"
 #include "framework/perf/scoped_fd.h"
 
 namespace pmubench::internal {

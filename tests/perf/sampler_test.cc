@@ -18,9 +18,12 @@
 #include "tests/perf/counted_loop.h"
 #include "tests/perf/hardware_pmu.h"
 #include "tests/perf/perf_permitted.h"
+#include "tests/perf/qemu_virt.h"
 
 namespace pmubench::perf {
 namespace {
+
+using ::pmubench::testing::OnQemuVirt;
 
 using ::testing::EndsWith;
 
@@ -65,14 +68,6 @@ __attribute__((noinline, noclone)) uint64_t SpinOne(uint64_t n) {
     asm volatile("" : "+r"(x));
   }
   return x;
-}
-
-// QEMU's "virt" machine (its device tree says so), where scripts/pmu-vm runs.
-bool OnQemuVirt() {
-  std::ifstream compatible("/proc/device-tree/compatible");
-  std::string text((std::istreambuf_iterator<char>(compatible)),
-                   std::istreambuf_iterator<char>());
-  return text.find("linux,dummy-virt") != std::string::npos;
 }
 
 ResolvedEvent Event(const char* spec) {

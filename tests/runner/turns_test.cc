@@ -15,7 +15,7 @@
 #include "framework/runner/thread_groups.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/perf/perf_permitted.h"
+#include "tests/runner/counting_test.h"
 #include "tests/runner/fresh_pages.h"
 #include "tests/runner/run_capture.h"
 
@@ -23,6 +23,7 @@ namespace pmubench {
 namespace {
 
 using ::pmubench::testing::BenchRun;
+using ::pmubench::testing::PrepareOrDie;
 using ::pmubench::testing::CounterOf;
 using ::pmubench::testing::FreshPages;
 using ::pmubench::testing::RunMatching;
@@ -85,12 +86,6 @@ void BM_TurnReports(State& state) {
 }
 PMU_BENCHMARK(BM_TurnReports)->UseManualTime()->Iterations(7);
 
-SessionInfo PrepareOrDie(const std::string& counters) {
-  absl::StatusOr<SessionInfo> info = Prepare({.counters = counters});
-  EXPECT_TRUE(info.ok()) << info.status();
-  return info.ok() ? *info : SessionInfo{};
-}
-
 std::string ContextValue(const SessionInfo& info, const std::string& key) {
   for (const auto& [k, v] : info.context) {
     if (k == key) return v;
@@ -98,15 +93,16 @@ std::string ContextValue(const SessionInfo& info, const std::string& key) {
   return "(absent)";
 }
 
-class TurnsTest : public ::testing::Test {
+class TurnsTest : public ::pmubench::testing::CountingTest {
  protected:
   void SetUp() override {
-    PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
-    info_ = PrepareOrDie(absl::StrJoin(kEighteen, ","));
+    CountingTest::SetUp();
+    if (IsSkipped()) return;
+    info_ = PrepareOrDie({.counters = absl::StrJoin(kEighteen, ",")});
   }
   void TearDown() override {
     internal::CloseThreadGroup();
-    PrepareOrDie(kThree);
+    PrepareOrDie({.counters = kThree});
   }
   SessionInfo info_;
 };
@@ -144,7 +140,7 @@ TEST_F(TurnsTest, EveryGroupCountsExactlyPerIteration) {
 }
 
 TEST_F(TurnsTest, ASetThatFitsRunsOnceAsBefore) {
-  const SessionInfo info = PrepareOrDie(kThree);
+  const SessionInfo info = PrepareOrDie({.counters = kThree});
   EXPECT_EQ(ContextValue(info, "pmubench_groups"), "(absent)");
   g_bodies = 0;
   const std::vector<BenchRun> runs = RunMatching("^BM_TurnPages/1/");

@@ -1,4 +1,4 @@
-#include "framework/perf/hardware_events.h"
+#include "framework/perf/named_events.h"
 
 #include <linux/perf_event.h>
 

@@ -8,8 +8,8 @@
 //
 // Pure: the facts are gathered by the caller (CounterGroup::Open), so every
 // architecture's text is tested on any machine.
-#ifndef PMUBENCH_FRAMEWORK_PERF_USER_READ_H_
-#define PMUBENCH_FRAMEWORK_PERF_USER_READ_H_
+#ifndef PMUBENCH_FRAMEWORK_PERF_USER_READ_REFUSAL_H_
+#define PMUBENCH_FRAMEWORK_PERF_USER_READ_REFUSAL_H_
 
 #include <cstdint>
 #include <optional>
@@ -39,4 +39,4 @@ std::string UserReadRefusalReason(const UserReadFacts& facts);
 
 }  // namespace pmubench::perf
 
-#endif  // PMUBENCH_FRAMEWORK_PERF_USER_READ_H_
+#endif  // PMUBENCH_FRAMEWORK_PERF_USER_READ_REFUSAL_H_

@@ -1,4 +1,4 @@
-#include "framework/perf/user_read.h"
+#include "framework/perf/user_read_refusal.h"
 
 #include "absl/strings/str_cat.h"
 #include "framework/perf/pmu.h"

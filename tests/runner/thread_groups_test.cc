@@ -1,10 +1,10 @@
-// When counter groups are open: one case's group at a time on a thread,
-// none for cases the filter excludes, none left open by Prepare's probes.
+// The thread's counter groups (thread_groups.h): one case's group at a time
+// on a thread, none for cases the filter excludes, none left open by
+// Prepare's probes, and a hybrid machine's thread pinned before it opens.
 // A real PMU has 4-8 counters, so pinned groups of cases that are not
 // running would push the running case's group into error state. Measured
 // here with real software events: the perf_event fds the process holds
 // (/proc/self/fd links to anon_inode:[perf_event]) while each case runs.
-#include <dirent.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -16,34 +16,20 @@
 #include "framework/perf/pmu.h"
 #include "framework/pmubench.h"
 #include "framework/runner/event_set.h"
-#include "framework/runner/probe.h"
 #include "framework/runner/session.h"
 #include "framework/runner/thread_groups.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/perf/perf_permitted.h"
+#include "tests/runner/counting_test.h"
+#include "tests/runner/perf_fds.h"
 #include "tests/runner/run_capture.h"
 
 namespace pmubench {
 namespace {
 
 using ::pmubench::testing::BenchRun;
+using ::pmubench::testing::OpenPerfFds;
 using ::pmubench::testing::RunMatching;
-
-// Perf event fds open in this process, every thread's.
-int OpenPerfFds() {
-  int count = 0;
-  DIR* dir = opendir("/proc/self/fd");
-  if (dir == nullptr) return -1;
-  while (dirent* entry = readdir(dir)) {
-    const std::string path = std::string("/proc/self/fd/") + entry->d_name;
-    char target[128] = {};
-    const ssize_t n = readlink(path.c_str(), target, sizeof(target) - 1);
-    if (n > 0 && std::string(target, n) == "anon_inode:[perf_event]") ++count;
-  }
-  closedir(dir);
-  return count;
-}
 
 // The most perf fds seen inside any batch of the BM_Sched* cases.
 std::atomic<int> max_fds_in_batch{0};
@@ -84,12 +70,9 @@ std::string KeyOf(const char* specs) {
   return set.ok() ? set->key : "";
 }
 
-class ScheduleTest : public ::testing::Test {
- protected:
-  void SetUp() override { PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED(); }
-};
+using ThreadGroupsTest = ::pmubench::testing::CountingTest;
 
-TEST_F(ScheduleTest, OneGroupAtATimeAndNoneForFilteredOutCases) {
+TEST_F(ThreadGroupsTest, OneGroupAtATimeAndNoneForFilteredOutCases) {
   const std::string filter = "^BM_Sched(One|Two)/";
   const int one_before = internal::TimesOpened(KeyOf(kOne));
   const int two_before = internal::TimesOpened(KeyOf(kTwo));
@@ -119,42 +102,10 @@ TEST_F(ScheduleTest, OneGroupAtATimeAndNoneForFilteredOutCases) {
                   .ok());
 }
 
-TEST_F(ScheduleTest, ProbeClosesItsGroupAndReportsFacts) {
-  absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
-  ASSERT_TRUE(pmus.ok());
-  absl::StatusOr<internal::EventSet> set =
-      internal::MakeEventSet("task-clock,page-faults", *pmus, {});
-  ASSERT_TRUE(set.ok());
-  internal::CloseThreadGroup();
-  const internal::SetProbe probe = internal::ProbeSet(*set);
-  ASSERT_TRUE(probe.status.ok()) << probe.status;
-  EXPECT_EQ(OpenPerfFds(), 0);
-  ASSERT_EQ(probe.opened.size(), 2u);
-  EXPECT_EQ(probe.opened[1].attr.config, PERF_COUNT_SW_PAGE_FAULTS);
-  EXPECT_GT(probe.overhead[0], 0.0) << "task-clock of an empty start/stop";
-}
-
-// The real answer of a machine without a hardware PMU: cycles is NotFound
-// at open, and the probe names it alone.
-TEST_F(ScheduleTest, ProbeNamesTheEventThePmuLacks) {
-  absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
-  ASSERT_TRUE(pmus.ok());
-  if (pmus->HasHardwarePmu()) {
-    GTEST_SKIP() << "this machine has a hardware PMU: cycles can be counted";
-  }
-  absl::StatusOr<internal::EventSet> set =
-      internal::MakeEventSet("page-faults,cycles,task-clock", *pmus, {});
-  ASSERT_TRUE(set.ok());
-  const internal::SetProbe probe = internal::ProbeSet(*set);
-  EXPECT_TRUE(absl::IsNotFound(probe.status)) << probe.status;
-  EXPECT_THAT(probe.not_found, ::testing::ElementsAre(1));
-  EXPECT_EQ(OpenPerfFds(), 0);
-}
-
 // A hybrid machine's measuring thread is pinned before its group opens: a
 // set with cpus pins the thread that opens it (here CPU 0, on a thread of
 // its own so the test's thread stays free).
-TEST_F(ScheduleTest, SetWithCpusPinsTheOpeningThread) {
+TEST_F(ThreadGroupsTest, SetWithCpusPinsTheOpeningThread) {
   absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
   ASSERT_TRUE(pmus.ok());
   absl::StatusOr<internal::EventSet> set =

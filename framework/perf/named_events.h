@@ -4,8 +4,8 @@
 //
 //   std::optional<NamedEvent> e = FindNamedEvent("L1-dcache-load-misses");
 //   // e->type == PERF_TYPE_HW_CACHE, e->config == L1D | (READ << 8) | (MISS << 16)
-#ifndef PMUBENCH_FRAMEWORK_PERF_HARDWARE_EVENTS_H_
-#define PMUBENCH_FRAMEWORK_PERF_HARDWARE_EVENTS_H_
+#ifndef PMUBENCH_FRAMEWORK_PERF_NAMED_EVENTS_H_
+#define PMUBENCH_FRAMEWORK_PERF_NAMED_EVENTS_H_
 
 #include <cstdint>
 #include <optional>
@@ -37,4 +37,4 @@ bool IsHardwareType(uint32_t type);
 
 }  // namespace pmubench::perf
 
-#endif  // PMUBENCH_FRAMEWORK_PERF_HARDWARE_EVENTS_H_
+#endif  // PMUBENCH_FRAMEWORK_PERF_NAMED_EVENTS_H_
