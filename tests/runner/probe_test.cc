@@ -81,7 +81,7 @@ TEST_F(ProbeTest, ASetTooBigForOneGroupIsSplitIntoGroupsThatOpen) {
   EXPECT_THAT(probe.groups[1], ::testing::ElementsAre(16, 17));
   ASSERT_EQ(probe.opened.size(), specs.size());
   EXPECT_EQ(probe.opened[17].event.spec, "emulation-faults:u");
-  EXPECT_EQ(probe.opened[5].attr.config, PERF_COUNT_SW_PAGE_FAULTS_MIN);
+  EXPECT_EQ(probe.opened[6].attr.config, PERF_COUNT_SW_PAGE_FAULTS_MIN);
   EXPECT_GT(probe.overhead[0], 0.0) << "task-clock of an empty start/stop";
   EXPECT_EQ(OpenPerfFds(), 0);
 }
