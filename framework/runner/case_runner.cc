@@ -37,6 +37,17 @@ void Fail(benchmark::State& gb_state, const std::string& message) {
   gb_state.SkipWithError(message.c_str());
 }
 
+// A batch of a split set that failed before turn `first` ran: this thread
+// still arrives at the later turns' totals (a turn's derived metrics are
+// written at the last thread's arrival), and the run fails with `message`.
+void FailTurns(benchmark::State& gb_state, const Case& pmu_case,
+               size_t first, size_t turns, const std::string& message) {
+  for (size_t t = first; t < turns; ++t) {
+    TotalsFor(pmu_case, static_cast<int>(t)).Arrive(gb_state.threads(), {});
+  }
+  Fail(gb_state, message);
+}
+
 // Each group of a split set reports its own running fraction, one after
 // the other: the run shows the least of them (`least`: so far).
 void KeepLeastRunningFraction(benchmark::State& gb_state,
@@ -74,25 +85,19 @@ void CaseRunner::RunTurns(benchmark::State& gb_state, const Case& pmu_case,
   const std::string& name = pmu_case.request.name;
   absl::StatusOr<std::vector<ThreadGroup*>> groups = ThreadTurnGroupsFor(turns);
   if (!groups.ok()) {
-    for (size_t t = 0; t < turns.size(); ++t) {
-      TotalsFor(pmu_case, static_cast<int>(t)).Arrive(gb_state.threads(), {});
-    }
-    return Fail(gb_state, absl::StrCat("pmubench: ", name,
-                                       ": cannot open counters on thread ",
-                                       gb_state.thread_index(), ": ",
-                                       groups.status().message()));
+    return FailTurns(gb_state, pmu_case, 0, turns.size(),
+                     absl::StrCat("pmubench: ", name,
+                                  ": cannot open counters on thread ",
+                                  gb_state.thread_index(), ": ",
+                                  groups.status().message()));
   }
   std::optional<double> fraction;
   for (size_t t = 0; t < turns.size(); ++t) {
     ThreadGroup& group = *(*groups)[t];
     if (absl::Status on = group.group.Enable(); !on.ok()) {
-      for (size_t rest = t; rest < turns.size(); ++rest) {
-        TotalsFor(pmu_case, static_cast<int>(rest))
-            .Arrive(gb_state.threads(), {});
-      }
-      return Fail(gb_state, absl::StrCat("pmubench: ", name, ": group ", t + 1,
-                                         " of ", turns.size(), ": ",
-                                         on.message()));
+      return FailTurns(gb_state, pmu_case, t, turns.size(),
+                       absl::StrCat("pmubench: ", name, ": group ", t + 1,
+                                    " of ", turns.size(), ": ", on.message()));
     }
     BatchMeter meter(group);
     benchmark::UserCounters untimed_counters;
@@ -123,13 +128,11 @@ void CaseRunner::RunMultiplexed(benchmark::State& gb_state,
     on = (*groups)[t]->group.Enable();
   }
   if (!on.ok()) {
-    for (size_t t = 0; t < turns.size(); ++t) {
-      TotalsFor(pmu_case, static_cast<int>(t)).Arrive(gb_state.threads(), {});
-    }
-    return Fail(gb_state, absl::StrCat("pmubench: ", name,
-                                       ": cannot count its groups at once on "
-                                       "thread ", gb_state.thread_index(),
-                                       ": ", on.message()));
+    return FailTurns(gb_state, pmu_case, 0, turns.size(),
+                     absl::StrCat("pmubench: ", name,
+                                  ": cannot count its groups at once on "
+                                  "thread ", gb_state.thread_index(), ": ",
+                                  on.message()));
   }
   std::vector<std::unique_ptr<BatchMeter>> meters;
   for (ThreadGroup* group : *groups) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "framework/runner/group_split.h"
 
 namespace pmubench::internal {
 namespace {
@@ -265,7 +266,10 @@ namespace {
 
 void KeepSplit(Plan& plan, int index, const SetProbe& probe) {
   PlannedSet& set = plan.sets[index];
-  set.groups = probe.groups;
+  set.groups.clear();
+  for (const std::vector<int>& indices : probe.groups) {
+    set.groups.push_back(GroupOf(set.set, indices));
+  }
   for (const std::string& metric : probe.underived) {
     plan.notices.push_back(absl::StrCat(
         "pmubench: ", metric, " is not reported for ", set.origin,

@@ -82,8 +82,9 @@ struct PlannedSet {
   bool probed = false;       // ApplyProbes has seen its probe
   std::vector<int> cases;    // indices into the case list
   // A set that does not fit one pinned group, split into groups that take
-  // turns (group_split.h): event indices per group. Empty: one group.
-  std::vector<std::vector<int>> groups;
+  // turns (group_split.h): each group's own set, in turn order. Empty: one
+  // group.
+  std::vector<EventSet> groups;
 };
 
 inline constexpr int kNoSet = -1;

@@ -43,12 +43,11 @@ SetProbe ProbeWhole(const EventSet& set) {
   return probe;
 }
 
-// Whether the events of `set` at `indices` fit one group on this PMU. Asked
-// pinned whatever the set's options: a non-pinned group the PMU cannot hold
-// opens and reads fine, it just never runs, while a pinned one goes into
-// error state at the enable (perf_event_open(2), "pinned").
-bool FitsPinned(const EventSet& set, const std::vector<int>& indices) {
-  const EventSet group = GroupOf(set, indices);
+// Whether the events of `group` fit one group on this PMU. Asked pinned
+// whatever the set's options: a non-pinned group the PMU cannot hold opens
+// and reads fine, it just never runs, while a pinned one goes into error
+// state at the enable (perf_event_open(2), "pinned").
+bool FitsPinned(const EventSet& group) {
   perf::GroupOptions pinned = group.options;
   pinned.pinned = true;
   return perf::CounterGroup::Open(group.events, pinned).ok();
@@ -61,11 +60,7 @@ bool FitsPinned(const EventSet& set, const std::vector<int>& indices) {
 // non-pinned group opened but would not fit pinned.
 bool MayNotFit(const EventSet& set, const SetProbe& whole) {
   if (set.size() < 2) return false;
-  if (whole.status.ok()) {
-    std::vector<int> all(set.size());
-    for (int i = 0; i < set.size(); ++i) all[i] = i;
-    return !set.options.pinned && !FitsPinned(set, all);
-  }
+  if (whole.status.ok()) return !set.options.pinned && !FitsPinned(set);
   return absl::IsInvalidArgument(whole.status) ||
          absl::IsFailedPrecondition(whole.status);
 }
@@ -79,7 +74,7 @@ SetProbe ProbeSplit(const EventSet& set, const SetProbe& whole) {
   const GroupSplit split = SplitToFit(
       set.size(), set.derived,
       [&set](const std::vector<int>& indices) {
-        return FitsPinned(set, indices);
+        return FitsPinned(GroupOf(set, indices));
       },
       perf::kMaxGroupEvents);
   if (split.unfit.has_value()) {

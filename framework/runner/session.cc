@@ -13,7 +13,6 @@
 #include "framework/perf/pmu.h"
 #include "framework/runner/callgrind.h"
 #include "framework/runner/case_registry.h"
-#include "framework/runner/group_split.h"
 #include "framework/runner/probe.h"
 #include "framework/runner/simulation_session.h"
 
@@ -78,9 +77,8 @@ internal::RunFacts Describe(const Plan& plan,
                             const perf::PmuRegistry& pmus) {
   internal::RunFacts facts;
   facts.pmus = pmus.Names();
-  for (const internal::PlannedSet& set : plan.sets) {
-    facts.pinned = set.set.options.pinned;  // one option for every set
-  }
+  // One option for every set (RunOptions::multiplex).
+  facts.pinned = plan.sets.empty() || plan.sets.front().set.options.pinned;
   for (size_t s = 0; s < plan.sets.size(); ++s) {
     const internal::PlannedSet& set = plan.sets[s];
     if (!set.will_run || !probes[s].has_value() || !probes[s]->status.ok()) {
@@ -91,8 +89,7 @@ internal::RunFacts Describe(const Plan& plan,
     // What a split set derives: what its groups derive, each alone.
     internal::SetFacts& split = facts.sets.back();
     split.derived.clear();
-    for (const std::vector<int>& indices : set.groups) {
-      const EventSet group = internal::GroupOf(set.set, indices);
+    for (const EventSet& group : set.groups) {
       split.groups.push_back(group.SpecList());
       for (const internal::DerivedMetric& d : group.derived) {
         split.derived.push_back(d.name);
@@ -178,9 +175,8 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
     if (s == internal::kNoSet) continue;
     const internal::PlannedSet& planned = plan->sets[s];
     session.case_sets[i] = Intern(session, planned.set);
-    for (const std::vector<int>& group : planned.groups) {
-      session.case_turns[i].push_back(
-          Intern(session, internal::GroupOf(planned.set, group)));
+    for (const EventSet& group : planned.groups) {
+      session.case_turns[i].push_back(Intern(session, group));
     }
   }
   session.prepared = true;
