@@ -11,7 +11,7 @@
 // only (the same four cases, in each architecture's assembly).
 //
 // The expected counts include the measured loop's own instructions. pmubench's
-// loop (framework/runner/state.h) compiles to two instructions per iteration
+// loop (framework/runner/measure/state.h) compiles to two instructions per iteration
 // in an optimised build, a decrement and a conditional branch back:
 //     x86-64:  sub $0x1,%rax ; jne <top>
 //     arm64:   subs x0, x0, #0x1 ; b.ne <top>

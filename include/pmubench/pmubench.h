@@ -48,9 +48,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "framework/runner/fixture.h"
-#include "framework/runner/registration.h"
-#include "framework/runner/registration_macros.h"
-#include "framework/runner/state.h"
+#include "framework/runner/api/fixture.h"
+#include "framework/runner/api/registration.h"
+#include "framework/runner/api/registration_macros.h"
+#include "framework/runner/measure/state.h"
 
 #endif  // PMUBENCH_PMUBENCH_H_

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 PMUBENCH_INCLUDE = "<pmubench/pmubench.h>"
 
 # Google Benchmark 1.7.1's registration macros (benchmark.h). Each has a PMU_
-# twin in framework/runner/registration_macros.h with the same arguments.
+# twin in framework/runner/api/registration_macros.h with the same arguments.
 CASE_MACROS = (
     "BENCHMARK",
     "BENCHMARK_WITH_ARG",
@@ -478,7 +478,7 @@ def convert_source(text: str) -> Result:
             line_of(text, m.start(1)),
             f"benchmark::{m.group(1)}: a main() of the file's own runs Google "
             "Benchmark without pmubench's counters; call pmubench::RunMain(argc, argv) "
-            "(framework/runner/run_main.h) instead, or use PMUBENCH_MAIN()",
+            "(framework/runner/run/run_main.h) instead, or use PMUBENCH_MAIN()",
             blocking=True))
 
     # Why the functions that keep Google Benchmark's State keep it, by line.

@@ -1,6 +1,6 @@
 // AtomicFile: the file appears whole under its name or not at all, by the
 // O_TMPFILE route and by the named-temporary fallback.
-#include "framework/runner/atomic_file.h"
+#include "framework/runner/output/atomic_file.h"
 
 #include <fcntl.h>
 #include <signal.h>

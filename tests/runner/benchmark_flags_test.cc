@@ -1,6 +1,6 @@
 // ValidateBenchmarkFlags: Google Benchmark's flags checked before it parses
 // them, in argv and in the environment variables it reads as defaults.
-#include "framework/runner/benchmark_flags.h"
+#include "framework/runner/cli/benchmark_flags.h"
 
 #include <cstdlib>
 #include <string>

@@ -1,6 +1,6 @@
 // CapturedReporter: Google Benchmark's JSONReporter output handed to a sink
 // as strict JSON, the 0/0 cv of a counter left out.
-#include "framework/runner/captured_reporter.h"
+#include "framework/runner/output/captured_reporter.h"
 
 #include <cmath>
 #include <limits>

@@ -1,6 +1,6 @@
 // pmubench_main's argument handling: what benchmark::Initialize leaves must
 // be our Abseil flags; anything else is a clear error.
-#include "framework/runner/command_line.h"
+#include "framework/runner/cli/command_line.h"
 
 #include <cstdlib>
 #include <string>

@@ -14,9 +14,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/perf/perf_permitted.h"
 #include "tests/runner/cases_binary.h"
 #include "tests/runner/text_of_runs.h"
-#include "tests/perf/perf_permitted.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // The console reporter: compact counters after Google Benchmark's columns,
 // and the DEBUG-library warning explained rather than hidden.
-#include "framework/runner/console_reporter.h"
+#include "framework/runner/output/console_reporter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "framework/runner/event_set.h"
+#include "framework/runner/plan/event_set.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/runner/text_of_runs.h"

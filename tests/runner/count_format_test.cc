@@ -1,5 +1,5 @@
 // Console value formatting: units, SI suffixes, and no "nan" ever.
-#include "framework/runner/count_format.h"
+#include "framework/runner/output/count_format.h"
 
 #include <cmath>
 #include <limits>

@@ -6,7 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "framework/perf/pmu.h"
-#include "framework/runner/session.h"
+#include "framework/runner/session/session.h"
 #include "gtest/gtest.h"
 #include "tests/perf/perf_permitted.h"
 

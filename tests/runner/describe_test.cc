@@ -1,6 +1,6 @@
 // The describing step (describe.h): typed facts in, the pmubench_* context
 // pairs and the console header out, each read from the facts.
-#include "framework/runner/describe.h"
+#include "framework/runner/output/describe.h"
 
 #include <string>
 #include <utility>

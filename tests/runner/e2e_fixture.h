@@ -28,9 +28,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/perf/perf_permitted.h"
 #include "tests/runner/cases_binary.h"
 #include "tests/runner/text_of_runs.h"
-#include "tests/perf/perf_permitted.h"
 
 namespace pmubench::testing {
 

@@ -1,7 +1,7 @@
 // --pmubench_list_events: which candidates are listed, and how probe results
 // are grouped and formatted (synthetic probes; one real probe of software
 // events where perf events may be opened).
-#include "framework/runner/event_list.h"
+#include "framework/runner/cli/event_list.h"
 
 #include <algorithm>
 #include <string>

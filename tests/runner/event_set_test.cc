@@ -1,6 +1,6 @@
 // The pure rules of event_set.h: which derived metrics a list allows, and
 // how a spec list becomes an EventSet.
-#include "framework/runner/event_set.h"
+#include "framework/runner/plan/event_set.h"
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 // The model answers "does this group fit" as the kernel would for a pinned
 // group: every event of one PMU, the fixed-counter events on their own
 // counters, the rest on the general-purpose ones.
-#include "framework/runner/group_split.h"
+#include "framework/runner/plan/group_split.h"
 
 #include <set>
 #include <string>

@@ -23,8 +23,8 @@
 
 #include "absl/status/statusor.h"
 #include "framework/pmubench.h"
-#include "framework/runner/event_set.h"
-#include "framework/runner/session.h"
+#include "framework/runner/plan/event_set.h"
+#include "framework/runner/session/session.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/perf/counted_loop.h"

@@ -4,7 +4,7 @@
 // own hardware list on a machine without a PMU, the --benchmark_filter, the
 // pinning of a hybrid machine, and ApplyProbes' decisions on synthetic probe
 // results (events the PMU lacks, refused sets, explicit failures).
-#include "framework/runner/plan.h"
+#include "framework/runner/plan/plan.h"
 
 #include <optional>
 #include <string>

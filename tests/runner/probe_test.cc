@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_join.h"
 #include "framework/perf/pmu.h"
-#include "framework/runner/event_set.h"
-#include "framework/runner/probe.h"
-#include "framework/runner/thread_groups.h"
+#include "framework/runner/measure/thread_groups.h"
+#include "framework/runner/plan/event_set.h"
+#include "framework/runner/session/probe.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/runner/counting_test.h"

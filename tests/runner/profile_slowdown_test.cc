@@ -1,13 +1,13 @@
 // The profiled batch against the measured one: when the warning is given,
 // the period it suggests, and where the console and the JSON say so.
-#include "framework/runner/profile_slowdown.h"
+#include "framework/runner/profile/profile_slowdown.h"
 
 #include <sstream>
 #include <string>
 
 #include "framework/perf/symbolizer.h"
-#include "framework/runner/profile_json.h"
-#include "framework/runner/profile_pass.h"
+#include "framework/runner/profile/profile_json.h"
+#include "framework/runner/profile/profile_pass.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

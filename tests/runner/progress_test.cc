@@ -1,6 +1,6 @@
 // The progress line: its estimate, its text, and that it draws nothing when
 // disabled (stderr not a terminal).
-#include "framework/runner/progress.h"
+#include "framework/runner/output/progress.h"
 
 #include <sstream>
 

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "framework/runner/callgrind.h"
-#include "framework/runner/simulated_events.h"
-#include "framework/runner/simulated_meter.h"
-#include "framework/runner/simulation_options.h"
+#include "framework/runner/cli/simulation_options.h"
+#include "framework/runner/measure/simulated_meter.h"
+#include "framework/runner/simulate/callgrind.h"
+#include "framework/runner/simulate/simulated_events.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

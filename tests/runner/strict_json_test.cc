@@ -1,7 +1,7 @@
 // StrictJson: Google Benchmark's bare NaN/Infinity become null, raw control
 // characters in strings are escaped and ill-formed UTF-8 becomes U+FFFD; the
 // rest of the text is unchanged.
-#include "framework/runner/strict_json.h"
+#include "framework/runner/output/strict_json.h"
 
 #include <string>
 

@@ -15,9 +15,9 @@
 
 #include "framework/perf/pmu.h"
 #include "framework/pmubench.h"
-#include "framework/runner/event_set.h"
-#include "framework/runner/session.h"
-#include "framework/runner/thread_groups.h"
+#include "framework/runner/measure/thread_groups.h"
+#include "framework/runner/plan/event_set.h"
+#include "framework/runner/session/session.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/runner/counting_test.h"

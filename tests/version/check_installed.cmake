@@ -1,9 +1,9 @@
 # version.installed: installs this build into a prefix of its own and checks
 # that the version the installed package files give (pmubenchConfigVersion
 # .cmake for find_package, pmubench.pc for pkg-config) and the installed
-# version.h are the number framework/runner/version.h holds.
+# version.h are the number framework/runner/output/version.h holds.
 #
-#   cmake -DHEADER=<source>/framework/runner/version.h -DBUILD_DIR=<build>
+#   cmake -DHEADER=<source>/framework/runner/output/version.h -DBUILD_DIR=<build>
 #         -DPREFIX=<empty directory> -P check_installed.cmake
 foreach(var HEADER BUILD_DIR PREFIX)
   if(NOT DEFINED ${var})
@@ -20,7 +20,7 @@ function(version_of_header path out)
 endfunction()
 
 version_of_header(${HEADER} expected)
-message(STATUS "framework/runner/version.h: ${expected}")
+message(STATUS "framework/runner/output/version.h: ${expected}")
 
 file(REMOVE_RECURSE ${PREFIX})
 execute_process(
@@ -66,9 +66,9 @@ endif()
 
 # The installed header the C++ code reads (kVersion).
 file(GLOB_RECURSE installed_header
-     ${PREFIX}/include/pmubench/framework/runner/version.h)
+     ${PREFIX}/include/pmubench/framework/runner/output/version.h)
 if(NOT installed_header)
-  string(APPEND failures "\n  no include/pmubench/framework/runner/version.h installed")
+  string(APPEND failures "\n  no include/pmubench/framework/runner/output/version.h installed")
 else()
   version_of_header(${installed_header} installed)
   message(STATUS "installed version.h: ${installed}")
@@ -80,6 +80,6 @@ endif()
 file(REMOVE_RECURSE ${PREFIX})
 if(failures)
   message(FATAL_ERROR
-          "installed version differs from framework/runner/version.h "
+          "installed version differs from framework/runner/output/version.h "
           "(${expected}):${failures}")
 endif()

@@ -56,7 +56,7 @@ def _caches(context: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-# pmubench's context keys (ContextPairs in framework/runner/describe.h writes
+# pmubench's context keys (ContextPairs in framework/runner/output/describe.h writes
 # them), in reading order.
 _PMUBENCH_LABELS = {
     "pmubench_version": "pmubench version",

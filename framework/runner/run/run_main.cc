@@ -1,0 +1,467 @@
+// main() of pmubench_main: Google Benchmark's flags plus ours, the counter
+// session and every output path checked before any benchmark runs, the
+// pmubench console reporter, and the output files (--benchmark_out, as
+// strict JSON, and --pmubench_profile_out) each written whole or not at all.
+//
+// Exit status: 0 after a run (a case that failed is marked failed in the
+// console and JSON), 2 on bad input: an unknown flag, a Google Benchmark
+// flag with a bad value, an event that is unknown, malformed, missing on this
+// machine or not permitted, an output file that cannot be created (checked
+// before the first case), or a --benchmark_filter that runs nothing; 1 when
+// an output file could not be written whole at the end (that file is not
+// left, stderr names it, and the other output files are written all the
+// same).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "benchmark/benchmark.h"
+#include "framework/perf/event_spec.h"
+#include "framework/perf/pmu.h"
+#include "framework/perf/symbolizer.h"
+#include "framework/runner/cli/benchmark_flags.h"
+#include "framework/runner/cli/command_line.h"
+#include "framework/runner/cli/event_list.h"
+#include "framework/runner/cli/simulation_options.h"
+#include "framework/runner/output/atomic_file.h"
+#include "framework/runner/output/captured_reporter.h"
+#include "framework/runner/output/console_reporter.h"
+#include "framework/runner/output/output_file.h"
+#include "framework/runner/profile/profile_json.h"
+#include "framework/runner/profile/profile_pass.h"
+#include "framework/runner/run/build_info.h"
+#include "framework/runner/run/run_main.h"
+#include "framework/runner/session/session.h"
+#include "framework/runner/simulate/callgrind.h"
+
+ABSL_FLAG(std::string, counters, "",
+          "Events to count in every PMU_BENCHMARK case, comma separated and "
+          "spelled as for `perf stat -e` (cycles, instructions, "
+          "L1-dcache-load-misses, task-clock, page-faults, msr/tsc/, "
+          "r01c2, cpu/event=0xc0/, ...; :u/:k modifiers), or 'none' to turn "
+          "counting off. Default: each case's own list, else "
+          "cycles,instructions,branches,branch-misses, or "
+          "task-clock,page-faults,context-switches on a machine without a "
+          "hardware PMU.");
+ABSL_FLAG(bool, pmubench_no_rdpmc, false,
+          "Read counters with read(2) even where rdpmc is allowed.");
+ABSL_FLAG(bool, pmubench_multiplex, false,
+          "Count a set that does not fit the PMU in one pass: its groups "
+          "at once, not pinned, rotated by the kernel and scaled by their "
+          "running fractions (estimates; pmu_running_fraction shows how "
+          "much was counted). Default: pinned groups that take turns, each "
+          "batch running once per group, every count exact.");
+ABSL_FLAG(bool, pmubench_list_events, false,
+          "Print the events this machine can count, each one tried "
+          "(perf_event_open, then closed), grouped as `perf list` groups "
+          "them, and apart the ones it cannot count with the errno; exit.");
+ABSL_FLAG(std::string, pmubench_profile, "",
+          "EVENT[@PERIOD]: after each case's measured runs, run it once more "
+          "(one batch of the measured iteration count, not timed) sampling "
+          "EVENT every PERIOD events, and print its top functions: "
+          "cpu-clock@10000 (ns), page-faults@1, instructions@100000.");
+ABSL_FLAG(bool, pmubench_profile_callchain, false,
+          "With --pmubench_profile: record call chains (for folded stacks).");
+ABSL_FLAG(std::string, pmubench_profile_out, "",
+          "With --pmubench_profile_callchain: write folded stacks "
+          "(\"case;outer;...;inner count\" lines, as flame graph tools read "
+          "them) to this file.");
+
+ABSL_FLAG(std::string, pmubench_simulate, "",
+          "instructions|cache (a bare --pmubench_simulate: instructions): "
+          "count with Valgrind's callgrind instead of the PMU, on any "
+          "machine: exact, deterministic instruction counts; 'cache' adds "
+          "simulated L1/last-level caches and branch prediction. The binary "
+          "runs itself again under valgrind --tool=callgrind (a binary "
+          "already under callgrind uses it). Each batch runs a fixed number "
+          "of iterations; times are valgrind's, not native.");
+ABSL_FLAG(int64_t, pmubench_simulate_iterations, 0,
+          "With --pmubench_simulate: n, the loop steps of the smaller "
+          "measured segment (a batch runs n, n, n and 2n steps); 0: 10. "
+          "Instruction counts are exact at any n; simulated misses are "
+          "averaged over n and 2n steps.");
+ABSL_FLAG(std::string, pmubench_simulate_i1, pmubench::internal::kDefaultI1,
+          "With --pmubench_simulate=cache: the simulated L1 instruction "
+          "cache, SIZE,ASSOCIATIVITY,LINE_SIZE in bytes (valgrind's --I1).");
+ABSL_FLAG(std::string, pmubench_simulate_d1, pmubench::internal::kDefaultD1,
+          "With --pmubench_simulate=cache: the simulated L1 data cache "
+          "(valgrind's --D1).");
+ABSL_FLAG(std::string, pmubench_simulate_ll, pmubench::internal::kDefaultLL,
+          "With --pmubench_simulate=cache: the simulated last-level cache "
+          "(valgrind's --LL).");
+
+namespace {
+
+const std::vector<std::string>& OwnFlags() {
+  static const auto* flags = new std::vector<std::string>{
+      "counters", "pmubench_no_rdpmc", "pmubench_multiplex",
+      "pmubench_list_events",
+      "pmubench_profile", "pmubench_profile_callchain", "pmubench_profile_out",
+      "pmubench_simulate", "pmubench_simulate_iterations",
+      "pmubench_simulate_i1", "pmubench_simulate_d1", "pmubench_simulate_ll"};
+  return *flags;
+}
+
+// The --pmubench_simulate* flags, checked; nullopt without the flag (a
+// size or geometry without it is an error: it would do nothing).
+absl::StatusOr<std::optional<pmubench::internal::SimulationOptions>>
+SimulationFlags() {
+  namespace pi = pmubench::internal;
+  const std::string mode = absl::GetFlag(FLAGS_pmubench_simulate);
+  pi::SimulationOptions options;
+  options.iterations = absl::GetFlag(FLAGS_pmubench_simulate_iterations);
+  options.i1 = absl::GetFlag(FLAGS_pmubench_simulate_i1);
+  options.d1 = absl::GetFlag(FLAGS_pmubench_simulate_d1);
+  options.ll = absl::GetFlag(FLAGS_pmubench_simulate_ll);
+  const bool tuned = options.iterations != 0 ||
+                     options.i1 != pi::kDefaultI1 ||
+                     options.d1 != pi::kDefaultD1 || options.ll != pi::kDefaultLL;
+  if (mode.empty()) {
+    if (!tuned) return std::nullopt;
+    return absl::InvalidArgumentError(
+        "--pmubench_simulate_iterations and --pmubench_simulate_i1/d1/ll "
+        "take effect with --pmubench_simulate (instructions or cache)");
+  }
+  absl::StatusOr<pi::SimulationMode> parsed = pi::ParseSimulationMode(mode);
+  if (!parsed.ok()) return parsed.status();
+  options.mode = *parsed;
+  if (options.iterations < 0 || options.iterations > 1000000000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--pmubench_simulate_iterations=", options.iterations,
+        ": give a whole number from 1 to 1000000000 (0: the default, ",
+        pi::kDefaultSimulatedIterations, ")"));
+  }
+  for (const auto& [flag, value] :
+       {std::pair<const char*, const std::string&>{"pmubench_simulate_i1",
+                                                   options.i1},
+        {"pmubench_simulate_d1", options.d1},
+        {"pmubench_simulate_ll", options.ll}}) {
+    if (absl::Status s = pi::CheckCacheGeometry(flag, value); !s.ok()) return s;
+  }
+  return options;
+}
+
+int BadInput(std::string_view program, absl::string_view message) {
+  std::cerr << program << ": error: " << message << "\n";
+  return 2;
+}
+
+// As Google Benchmark decides for its own console reporter.
+benchmark::ConsoleReporter::OutputOptions ConsoleOptions(int argc,
+                                                         char** argv) {
+  const std::string color =
+      pmubench::FlagOrEnv(argc, argv, "benchmark_color").value_or("auto");
+  const char* term = std::getenv("TERM");
+  const bool use_color = color == "auto"
+                             ? (::isatty(STDOUT_FILENO) && term != nullptr &&
+                                std::string_view(term) != "dumb")
+                             : pmubench::BenchmarkFlagIsTrue(color);
+  const bool tabular = pmubench::BenchmarkFlagIsTrue(
+      pmubench::FlagOrEnv(argc, argv, "benchmark_counters_tabular")
+          .value_or("false"));
+  int options = benchmark::ConsoleReporter::OO_None;
+  if (use_color) options |= benchmark::ConsoleReporter::OO_Color;
+  if (tabular) options |= benchmark::ConsoleReporter::OO_Tabular;
+  return static_cast<benchmark::ConsoleReporter::OutputOptions>(options);
+}
+
+// --pmubench_list_events: every candidate tried on this thread, grouped as
+// `perf list` groups them, what the machine refuses listed apart.
+int ListEvents(std::string_view program) {
+  absl::StatusOr<pmubench::perf::PmuRegistry> pmus =
+      pmubench::perf::PmuRegistry::Load();
+  if (!pmus.ok()) return BadInput(program, pmus.status().message());
+  std::cout << pmubench::internal::FormatEventList(pmubench::internal::ProbeEvents(
+      pmubench::internal::ListCandidates(*pmus), *pmus));
+  if (!pmus->HasHardwarePmu()) {
+    std::cerr << "note: this machine exposes no hardware PMU; only software "
+                 "events and non-core PMUs (e.g. msr/tsc/) can be counted\n";
+  }
+  return 0;
+}
+
+// The console reporter for --benchmark_format=console, strict JSON on
+// stdout for json, Google Benchmark's own (nullptr) for csv.
+std::unique_ptr<benchmark::BenchmarkReporter> DisplayReporter(
+    std::string_view format,
+    benchmark::ConsoleReporter::OutputOptions console_options,
+    const pmubench::SessionInfo& session,
+    const pmubench::ProfileStore* profiles) {
+  if (format == "console") {
+    return std::make_unique<pmubench::PmuConsoleReporter>(console_options,
+                                                          session);
+  }
+  if (format != "json") return nullptr;
+  return std::make_unique<pmubench::CapturedReporter>(
+      std::make_unique<pmubench::ProfileJsonReporter>(
+          std::make_unique<benchmark::JSONReporter>(), profiles),
+      /*strict_json=*/true,
+      [](std::string_view text) { std::cout << text << std::flush; });
+}
+
+// After the run: the --benchmark_out file written whole, or why not.
+int CommitOutput(std::string_view program, pmubench::OutputFile& output_file) {
+  absl::StatusOr<bool> written = output_file.Commit();
+  if (!written.ok()) {
+    std::cerr << program << ": error: " << written.status().message() << "\n";
+    return 1;
+  }
+  if (output_file.active() && !*written) {
+    std::cerr << program << ": note: --benchmark_out=" << output_file.path()
+              << " was not written: no benchmark run was reported\n";
+  }
+  return 0;
+}
+
+// Under callgrind a profile is of instructions, each counted in the measured
+// batch: no sampling event, no call chains.
+absl::Status CheckSimulatedProfileFlags() {
+  const std::string flag = absl::GetFlag(FLAGS_pmubench_profile);
+  if (flag.empty() || flag == "instructions") {
+    if (!absl::GetFlag(FLAGS_pmubench_profile_callchain) &&
+        absl::GetFlag(FLAGS_pmubench_profile_out).empty()) {
+      return absl::OkStatus();
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--pmubench_profile=", flag, " under callgrind: give "
+      "--pmubench_profile=instructions (each function's exact share of the "
+      "measured batch's instructions); sampling events, periods and call "
+      "chains (--pmubench_profile_callchain, --pmubench_profile_out) need "
+      "the kernel's sampling, which cannot run under callgrind"));
+}
+
+// With --pmubench_profile: the display reporter wrapped in the profiling
+// pass (nullptr without the flag). csv has no display reporter of ours: the
+// profile then goes to stderr through a console reporter for stdout's sake.
+absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> MaybeProfile(
+    const char* argv0, std::string_view format,
+    std::unique_ptr<benchmark::BenchmarkReporter>& display,
+    pmubench::ProfileStore* profiles) {
+  const std::string flag = absl::GetFlag(FLAGS_pmubench_profile);
+  const std::string out = absl::GetFlag(FLAGS_pmubench_profile_out);
+  const bool callchain = absl::GetFlag(FLAGS_pmubench_profile_callchain);
+  if (flag.empty()) {
+    if (!out.empty() || callchain) {
+      return absl::InvalidArgumentError(
+          "--pmubench_profile_out and --pmubench_profile_callchain need "
+          "--pmubench_profile=EVENT[@PERIOD], e.g. cpu-clock@10000");
+    }
+    return nullptr;
+  }
+  if (!out.empty() && !callchain) {
+    return absl::InvalidArgumentError(
+        "--pmubench_profile_out writes folded call stacks: add "
+        "--pmubench_profile_callchain");
+  }
+  if (display == nullptr) return nullptr;  // csv: no profile
+  absl::StatusOr<pmubench::perf::PmuRegistry> pmus =
+      pmubench::perf::PmuRegistry::Load();
+  if (!pmus.ok()) return pmus.status();
+  absl::StatusOr<pmubench::ProfileConfig> config =
+      pmubench::ParseProfileFlag(flag, *pmus);
+  if (!config.ok()) return config.status();
+  config->callchain = callchain;
+  if (pmubench::internal::Callgrind::Running()) config->period = 0;
+  pmubench::perf::InitializeSymbolizer(argv0);
+  return std::make_unique<pmubench::ProfilingReporter>(
+      std::move(display), *std::move(config), format == "console", profiles);
+}
+
+// --pmubench_profile_out, checked before the first case runs (its directory
+// exists and can be written) and held open for WriteFolded. A relative path
+// is resolved as --benchmark_out's is.
+absl::Status OpenFolded(pmubench::AtomicFile& file) {
+  const std::string path = absl::GetFlag(FLAGS_pmubench_profile_out);
+  if (path.empty()) return absl::OkStatus();
+  const std::string resolved = pmubench::ResolveOutputPath(path);
+  if (absl::Status s = file.Open(resolved); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--pmubench_profile_out=", path,
+        resolved == path ? "" : " (in $BUILD_WORKING_DIRECTORY)", ": ",
+        s.message()));
+  }
+  return absl::OkStatus();
+}
+
+// After the run: the folded stacks of every profiled case, written whole to
+// the file OpenFolded opened, or why not.
+int WriteFolded(std::string_view program,
+                benchmark::BenchmarkReporter* display,
+                pmubench::AtomicFile& file) {
+  if (file.path().empty()) return 0;
+  auto* profiling = dynamic_cast<pmubench::ProfilingReporter*>(display);
+  if (profiling == nullptr) {
+    std::cerr << program << ": note: --pmubench_profile_out=" << file.path()
+              << " was not written: --benchmark_format=csv takes no profile\n";
+    return 0;
+  }
+  std::string text;
+  for (const auto& [stack, n] : profiling->folded()) {
+    absl::StrAppend(&text, stack, " ", n, "\n");
+  }
+  if (absl::Status s = file.Commit(text); !s.ok()) {
+    std::cerr << program << ": error: --pmubench_profile_out: " << s.message()
+              << "; no file was written\n";
+    return 1;
+  }
+  return 0;
+}
+
+// After the run: every output file written that can be. One that fails
+// (exit 1, named on stderr) does not keep the others from being written.
+int WriteOutputs(std::string_view program, size_t ran,
+                 benchmark::BenchmarkReporter* display,
+                 pmubench::AtomicFile& folded,
+                 pmubench::OutputFile& output_file) {
+  if (ran == 0) {
+    // Google Benchmark has said why (no match, or a bad --benchmark_filter);
+    // empty output files would not be a run.
+    std::string message = "no benchmark ran";
+    if (output_file.active()) {
+      absl::StrAppend(&message, "; --benchmark_out=", output_file.path(),
+                      " was not written");
+    }
+    if (!folded.path().empty()) {
+      absl::StrAppend(&message, "; --pmubench_profile_out=", folded.path(),
+                      " was not written");
+    }
+    return BadInput(program, message);
+  }
+  const int folded_status = WriteFolded(program, display, folded);
+  const int out_status = CommitOutput(program, output_file);
+  return std::max(folded_status, out_status);
+}
+
+// Google Benchmark's argv as pmubench passes it on (a bare
+// --pmubench_simulate spelled out, --benchmark_out taken over by
+// `output_file`, under callgrind one batch per repetition), parsed by
+// Google Benchmark and then for pmubench's own flags. `args` keeps the argv
+// alive for the run.
+absl::Status InitializeFlags(int argc, char** argv, bool under_callgrind,
+                             pmubench::OutputFile& output_file,
+                             std::vector<char*>& args) {
+  args.assign(argv, argv + argc);
+  static char kSimulateInstructions[] = "--pmubench_simulate=instructions";
+  for (char*& arg : args) {
+    if (std::string_view(arg) == "--pmubench_simulate") {
+      arg = kSimulateInstructions;
+    }
+  }
+  if (absl::Status s = output_file.Prepare(&args); !s.ok()) return s;
+  // Under callgrind a batch has a fixed size (simulated_meter.h): one
+  // batch per repetition is enough.
+  static char kOneBatch[] = "--benchmark_min_time=0";
+  if (under_callgrind &&
+      !pmubench::FlagOrEnv(argc, argv, "benchmark_min_time").has_value()) {
+    args.push_back(kOneBatch);
+  }
+  int args_count = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&args_count, args.data());
+  return pmubench::ParseOwnFlags(args_count, args.data(), OwnFlags());
+}
+
+// The cases run with counters planned and reported: every output path
+// checked, the session prepared, its context added, the reporters made,
+// the benchmarks run and the outputs written. The exit status.
+int RunCases(std::string_view program, const char* argv0,
+             const std::string& format,
+             benchmark::ConsoleReporter::OutputOptions console_options,
+             std::optional<pmubench::internal::SimulationOptions> simulate,
+             pmubench::OutputFile& output_file,
+             pmubench::ProfileStore& profiles) {
+  // Every output path is checked before the first case runs.
+  pmubench::AtomicFile folded;
+  if (absl::Status s = OpenFolded(folded); !s.ok()) {
+    return BadInput(program, s.message());
+  }
+  pmubench::RunOptions options;
+  options.simulate = std::move(simulate);
+  options.counters = absl::GetFlag(FLAGS_counters);
+  options.use_rdpmc = !absl::GetFlag(FLAGS_pmubench_no_rdpmc);
+  options.multiplex = absl::GetFlag(FLAGS_pmubench_multiplex);
+  absl::StatusOr<pmubench::SessionInfo> session = pmubench::Prepare(options);
+  if (!session.ok()) return BadInput(program, session.status().message());
+  // The console header prints the notice; other formats get it here, once.
+  if (format != "console" && !session->notice.empty()) {
+    std::cerr << session->notice << "\n";
+  }
+  for (const auto& [key, value] : session->context) {
+    benchmark::AddCustomContext(key, value);
+  }
+  pmubench::ReportCaseBuild(std::cerr);
+
+  std::unique_ptr<benchmark::BenchmarkReporter> display =
+      DisplayReporter(format, console_options, *session, &profiles);
+  absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> profiling =
+      MaybeProfile(argv0, format, display, &profiles);
+  if (!profiling.ok()) return BadInput(program, profiling.status().message());
+  if (*profiling != nullptr) display = *std::move(profiling);
+  const size_t ran =
+      benchmark::RunSpecifiedBenchmarks(display.get(), output_file.reporter());
+  benchmark::Shutdown();
+  return WriteOutputs(program, ran, display.get(), folded, output_file);
+}
+
+}  // namespace
+
+int pmubench::RunMain(int argc, char** argv) {
+  const std::string_view program = argc > 0 ? argv[0] : "pmubench";
+  if (pmubench::WantsHelp(argc, argv)) {
+    std::cout << pmubench::HelpText(program, OwnFlags());
+    return 0;
+  }
+  if (absl::Status s = pmubench::ValidateBenchmarkFlags(argc, argv); !s.ok()) {
+    return BadInput(program, s.message());
+  }
+  // Peek before benchmark::Initialize removes its flags from argv.
+  const std::string format =
+      pmubench::FlagOrEnv(argc, argv, "benchmark_format").value_or("console");
+  const benchmark::ConsoleReporter::OutputOptions console_options =
+      ConsoleOptions(argc, argv);
+
+  const bool under_callgrind = pmubench::internal::Callgrind::Running();
+  // Filled by the profiling pass; empty (JSON unchanged) without it.
+  pmubench::ProfileStore profiles;
+  pmubench::OutputFile output_file;
+  output_file.set_json_wrapper(
+      [&profiles](std::unique_ptr<benchmark::BenchmarkReporter> json) {
+        return std::make_unique<pmubench::ProfileJsonReporter>(std::move(json),
+                                                               &profiles);
+      });
+  std::vector<char*> args;
+  if (absl::Status s =
+          InitializeFlags(argc, argv, under_callgrind, output_file, args);
+      !s.ok()) {
+    return BadInput(program, s.message());
+  }
+  if (absl::GetFlag(FLAGS_pmubench_list_events)) return ListEvents(program);
+  absl::StatusOr<std::optional<pmubench::internal::SimulationOptions>>
+      simulate = SimulationFlags();
+  if (!simulate.ok()) return BadInput(program, simulate.status().message());
+  if (simulate->has_value() || under_callgrind) {
+    if (absl::Status s = CheckSimulatedProfileFlags(); !s.ok()) {
+      return BadInput(program, s.message());
+    }
+  }
+  if (simulate->has_value() && !under_callgrind) {
+    absl::StatusOr<int> status = pmubench::internal::RunUnderCallgrind(
+        **simulate, std::vector<std::string>(argv + 1, argv + argc));
+    if (!status.ok()) return BadInput(program, status.status().message());
+    return *status;
+  }
+  return RunCases(program, argv[0], format, console_options, *simulate,
+                  output_file, profiles);
+}
