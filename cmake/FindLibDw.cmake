@@ -1,5 +1,5 @@
 # FindLibDw: elfutils' libdw (Debian package libdw-dev), which pmubench_perf
-# reads DWARF line tables with (framework/perf/source_lines.h). Gives the
+# reads DWARF line tables with (framework/perf/symbols/source_lines.h). Gives the
 # imported target LibDw::LibDw. Found by path, not pkg-config, so that a
 # cross toolchain's CMAKE_LIBRARY_ARCHITECTURE picks the arm64 library.
 find_path(LIBDW_INCLUDE_DIR elfutils/libdwfl.h)

@@ -1,9 +1,10 @@
 # `cmake --install`: the public header as include/pmubench/pmubench.h
-# (included as <pmubench/pmubench.h>), the headers it includes under
+# (included as <pmubench/pmubench.h>), the runner headers it includes under
 # include/pmubench/framework (with framework/pmubench.h, which forwards to
-# it, for files that include that), the libraries, the CMake package
-# (find_package(pmubench) gives pmubench::pmubench, pmubench::pmubench_main
-# and pmubench::pmubench_perf) and pmubench.pc for pkg-config.
+# it, for files that include that), framework/perf's headers, the
+# libraries, the CMake package (find_package(pmubench) gives
+# pmubench::pmubench, pmubench::pmubench_main and pmubench::pmubench_perf)
+# and pmubench.pc for pkg-config.
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
@@ -11,10 +12,29 @@ set(PMUBENCH_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/pmubench)
 
 install(FILES ${PROJECT_SOURCE_DIR}/include/pmubench/pmubench.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pmubench)
-install(FILES ${PROJECT_SOURCE_DIR}/framework/pmubench.h
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pmubench/framework)
+# The runner's headers that <pmubench/pmubench.h> includes, and only those
+# (tests/python/test_public_header.py checks that this is exactly what it
+# includes): a case file sees registration and State, not the machinery.
+set(PMUBENCH_PUBLIC_HEADERS
+  framework/pmubench.h
+  framework/runner/api/fixture.h
+  framework/runner/api/registration.h
+  framework/runner/api/registration_macros.h
+  framework/runner/measure/loop_form.h
+  framework/runner/measure/state.h
+  framework/runner/output/version.h
+  framework/runner/plan/case_registry.h
+  framework/runner/plan/case_request.h
+  framework/runner/run/build_info.h
+  framework/runner/run/run_main.h
+  framework/runner/simulate/callgrind_request.h)
+foreach(header IN LISTS PMUBENCH_PUBLIC_HEADERS)
+  get_filename_component(dir ${header} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/${header}
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pmubench/${dir})
+endforeach()
+# pmubench_perf, the perf_event layer, is a library of its own: all of it.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/framework/perf
-                  ${PROJECT_SOURCE_DIR}/framework/runner
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pmubench/framework
         FILES_MATCHING PATTERN "*.h")
 

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "framework/perf/counter_group.h"
-#include "framework/perf/event_spec.h"
-#include "framework/perf/pmu.h"
+#include "framework/perf/counting/counter_group.h"
+#include "framework/perf/events/event_spec.h"
+#include "framework/perf/events/pmu.h"
 
 namespace pmubench::perf {
 namespace {

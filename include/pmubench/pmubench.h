@@ -52,5 +52,6 @@
 #include "framework/runner/api/registration.h"
 #include "framework/runner/api/registration_macros.h"
 #include "framework/runner/measure/state.h"
+#include "framework/runner/output/version.h"  // PMUBENCH_VERSION
 
 #endif  // PMUBENCH_PMUBENCH_H_

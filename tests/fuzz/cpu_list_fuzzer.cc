@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "framework/perf/pmu.h"
+#include "framework/perf/events/pmu.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using pmubench::perf::kCpuLimit;

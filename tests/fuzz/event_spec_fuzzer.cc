@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include "framework/perf/event_spec.h"
-#include "framework/perf/pmu.h"
+#include "framework/perf/events/event_spec.h"
+#include "framework/perf/events/pmu.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <span>
 
-#include "framework/perf/perf_record.h"
+#include "framework/perf/sampling/perf_record.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using pmubench::perf::ParsedRecord;

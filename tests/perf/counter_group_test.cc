@@ -1,6 +1,6 @@
 // Real perf_event groups on this machine: software events and the msr PMU
 // everywhere, hardware events where a core PMU exists (skipped otherwise).
-#include "framework/perf/counter_group.h"
+#include "framework/perf/counting/counter_group.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -19,14 +19,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "framework/perf/counting/counter_math.h"
+#include "framework/perf/counting/mmap_reader.h"
+#include "framework/perf/counting/perf_errors.h"
+#include "framework/perf/events/event_spec.h"
+#include "framework/perf/events/pmu.h"
+#include "framework/perf/system/machine.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "framework/perf/counter_math.h"
-#include "framework/perf/event_spec.h"
-#include "framework/perf/machine.h"
-#include "framework/perf/mmap_reader.h"
-#include "framework/perf/perf_errors.h"
-#include "framework/perf/pmu.h"
 #include "tests/perf/perf_permitted.h"
 
 namespace pmubench::perf {

@@ -1,6 +1,6 @@
 // Event spec parsing and resolution, table-driven, against a synthetic sysfs
 // tree and against this machine's real msr PMU.
-#include "framework/perf/event_spec.h"
+#include "framework/perf/events/event_spec.h"
 
 #include <linux/perf_event.h>
 
@@ -12,9 +12,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "framework/perf/events/pmu.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "framework/perf/pmu.h"
 #include "tests/perf/synthetic_sysfs.h"
 
 namespace pmubench::perf {

@@ -1,6 +1,6 @@
 // Decoding one read(2) of a group leader: values are placed by their
 // PERF_FORMAT_ID id, and a read that does not match the group is refused.
-#include "framework/perf/group_read.h"
+#include "framework/perf/counting/group_read.h"
 
 #include <array>
 #include <cstdint>

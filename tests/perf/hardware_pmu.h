@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "framework/perf/pmu.h"
+#include "framework/perf/events/pmu.h"
 #include "gtest/gtest.h"
 #include "tests/perf/perf_permitted.h"
 

@@ -1,7 +1,7 @@
 // The mmap-page self-read against a synthetic perf_event_mmap_page and a fake
 // counter instruction: sign extension and wrap, offsets, time extension, the
 // index-0 and no-rdpmc fallbacks, and the seqlock under a concurrent writer.
-#include "framework/perf/mmap_reader.h"
+#include "framework/perf/counting/mmap_reader.h"
 
 #include <linux/perf_event.h>
 
@@ -11,9 +11,9 @@
 #include <cstdio>
 #include <thread>
 
+#include "framework/perf/counting/counter_group.h"
+#include "framework/perf/counting/counter_math.h"
 #include "gtest/gtest.h"
-#include "framework/perf/counter_group.h"
-#include "framework/perf/counter_math.h"
 
 namespace pmubench::perf {
 namespace {

@@ -1,4 +1,4 @@
-#include "framework/perf/near_names.h"
+#include "framework/perf/events/near_names.h"
 
 #include <string>
 #include <vector>

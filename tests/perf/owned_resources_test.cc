@@ -5,8 +5,8 @@
 
 #include <utility>
 
-#include "framework/perf/page_mapping.h"
-#include "framework/perf/scoped_fd.h"
+#include "framework/perf/counting/page_mapping.h"
+#include "framework/perf/counting/scoped_fd.h"
 #include "gtest/gtest.h"
 
 namespace pmubench::perf {

@@ -1,5 +1,5 @@
 // perf_event_open failures turned into statuses that name the fix.
-#include "framework/perf/perf_errors.h"
+#include "framework/perf/counting/perf_errors.h"
 
 #include <linux/perf_event.h>
 

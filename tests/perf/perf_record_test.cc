@@ -1,4 +1,4 @@
-#include "framework/perf/perf_record.h"
+#include "framework/perf/sampling/perf_record.h"
 
 #include <cstring>
 #include <random>

@@ -1,6 +1,6 @@
 // PMU discovery through sysfs: a synthetic tree (Intel-like, hybrid, none)
 // and this machine's real tree.
-#include "framework/perf/pmu.h"
+#include "framework/perf/events/pmu.h"
 
 #include <cstdio>
 #include <map>

@@ -1,4 +1,4 @@
-#include "framework/perf/sample_ring.h"
+#include "framework/perf/sampling/sample_ring.h"
 
 #include <cstring>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "framework/perf/sampler.h"
+#include "framework/perf/sampling/sampler.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "framework/perf/event_spec.h"
-#include "framework/perf/pmu.h"
-#include "framework/perf/profile.h"
+#include "framework/perf/events/event_spec.h"
+#include "framework/perf/events/pmu.h"
+#include "framework/perf/sampling/profile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/perf/counted_loop.h"

@@ -1,4 +1,4 @@
-#include "framework/perf/source_lines.h"
+#include "framework/perf/symbols/source_lines.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

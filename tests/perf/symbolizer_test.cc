@@ -1,7 +1,7 @@
 // Names of sampled addresses: the placeholders for code no symbol table
 // names ([kernel], [vdso], [unknown]) from synthetic samples, and the
 // demangling of what Abseil's demangler leaves mangled.
-#include "framework/perf/symbolizer.h"
+#include "framework/perf/symbols/symbolizer.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "framework/perf/code_region.h"
-#include "framework/perf/debug_symbols.h"
-#include "framework/perf/demangle.h"
-#include "framework/perf/perf_record.h"
-#include "framework/perf/profile.h"
+#include "framework/perf/sampling/perf_record.h"
+#include "framework/perf/sampling/profile.h"
+#include "framework/perf/symbols/code_region.h"
+#include "framework/perf/symbols/debug_symbols.h"
+#include "framework/perf/symbols/demangle.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

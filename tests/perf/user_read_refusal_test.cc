@@ -1,5 +1,5 @@
 // The read(2)-fallback notice names the knob of the architecture it runs on.
-#include "framework/perf/user_read_refusal.h"
+#include "framework/perf/counting/user_read_refusal.h"
 
 #include <string>
 

@@ -10,7 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
-#include "framework/perf/pmu.h"
+#include "framework/perf/events/pmu.h"
 #include "framework/pmubench.h"
 #include "framework/runner/measure/batch_meter.h"
 #include "framework/runner/measure/thread_groups.h"

@@ -5,7 +5,7 @@
 #define PMUBENCH_TESTS_RUNNER_COUNTING_TEST_H_
 
 #include "absl/status/statusor.h"
-#include "framework/perf/pmu.h"
+#include "framework/perf/events/pmu.h"
 #include "framework/runner/session/session.h"
 #include "gtest/gtest.h"
 #include "tests/perf/perf_permitted.h"

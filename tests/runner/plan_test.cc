@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "framework/perf/pmu.h"
+#include "framework/perf/events/pmu.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/perf/synthetic_sysfs.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
-#include "framework/perf/pmu.h"
+#include "framework/perf/events/pmu.h"
 #include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/plan/event_set.h"
 #include "framework/runner/session/probe.h"

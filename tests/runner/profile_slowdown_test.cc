@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "framework/perf/symbolizer.h"
+#include "framework/perf/symbols/symbolizer.h"
 #include "framework/runner/profile/profile_json.h"
 #include "framework/runner/profile/profile_pass.h"
 #include "gmock/gmock.h"

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "framework/perf/pmu.h"
+#include "framework/perf/events/pmu.h"
 #include "framework/pmubench.h"
 #include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/plan/event_set.h"

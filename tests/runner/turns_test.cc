@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
-#include "framework/perf/counter_group.h"
+#include "framework/perf/counting/counter_group.h"
 #include "framework/pmubench.h"
 #include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/session/session.h"

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "framework/perf/string_view_bridge.h"
+#include "framework/perf/system/string_view_bridge.h"
 
 namespace pmubench {
 namespace {

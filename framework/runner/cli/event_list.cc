@@ -11,10 +11,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "framework/perf/counter_group.h"
-#include "framework/perf/event_spec.h"
-#include "framework/perf/named_events.h"
-#include "framework/perf/scoped_fd.h"
+#include "framework/perf/counting/counter_group.h"
+#include "framework/perf/counting/scoped_fd.h"
+#include "framework/perf/events/event_spec.h"
+#include "framework/perf/events/named_events.h"
 
 namespace pmubench::internal {
 namespace {

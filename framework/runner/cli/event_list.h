@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/perf/pmu.h"
+#include "framework/perf/events/pmu.h"
 
 namespace pmubench::internal {
 

@@ -14,7 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "framework/perf/string_view_bridge.h"
+#include "framework/perf/system/string_view_bridge.h"
 
 namespace pmubench::internal {
 namespace {

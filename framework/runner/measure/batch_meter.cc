@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "framework/perf/counter_math.h"
+#include "framework/perf/counting/counter_math.h"
 #include "framework/runner/measure/state_calibration.h"
 #include "framework/runner/plan/event_set.h"
 

@@ -18,7 +18,7 @@
 #include <mutex>
 #include <optional>
 
-#include "framework/perf/counter_group.h"
+#include "framework/perf/counting/counter_group.h"
 #include "framework/runner/measure/state_overhead.h"
 #include "framework/runner/measure/thread_groups.h"
 

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "framework/runner/measure/batch_meter.h"
 #include "framework/runner/measure/simulated_meter.h"
 
 namespace pmubench {

@@ -31,11 +31,12 @@
 #include <cstdint>
 #include <string>
 
-#include "framework/runner/measure/batch_meter.h"
+#include "framework/runner/measure/loop_form.h"
 #include "framework/runner/simulate/callgrind_request.h"
 
 namespace pmubench {
 namespace internal {
+class BatchMeter;
 class CaseRunner;
 class SimulatedMeter;
 class StateCalibration;

@@ -21,13 +21,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "framework/perf/counter_group.h"
+#include "framework/perf/counting/counter_group.h"
+#include "framework/runner/measure/loop_form.h"
 
 namespace pmubench::internal {
-
-// The three loop shapes a case body can drive State with.
-enum class LoopForm : uint8_t { kRangeFor, kKeepRunning, kKeepRunningBatch };
-inline constexpr int kLoopForms = 3;
 
 using EventCounts = std::array<double, perf::kMaxGroupEvents>;
 

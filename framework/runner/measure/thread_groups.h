@@ -20,7 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "framework/perf/counter_group.h"
+#include "framework/perf/counting/counter_group.h"
 #include "framework/runner/measure/state_overhead.h"
 #include "framework/runner/plan/event_set.h"
 

@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "framework/perf/string_view_bridge.h"
+#include "framework/perf/system/string_view_bridge.h"
 
 namespace pmubench {
 namespace {

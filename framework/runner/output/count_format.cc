@@ -5,7 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "framework/perf/string_view_bridge.h"
+#include "framework/perf/system/string_view_bridge.h"
 
 namespace pmubench {
 namespace {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "framework/perf/counter_group.h"
+#include "framework/perf/counting/counter_group.h"
 #include "framework/runner/output/version.h"
 #include "framework/runner/plan/event_set.h"
 #include "framework/runner/plan/plan.h"

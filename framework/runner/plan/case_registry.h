@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-#include "framework/runner/plan/plan.h"
+#include "framework/runner/plan/case_request.h"
 
 namespace pmubench {
 

@@ -33,9 +33,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "framework/perf/counter_group.h"
-#include "framework/perf/pmu.h"
+#include "framework/perf/counting/counter_group.h"
+#include "framework/perf/events/pmu.h"
 #include "framework/runner/cli/simulation_options.h"
+#include "framework/runner/plan/case_request.h"
 #include "framework/runner/plan/event_set.h"
 
 namespace pmubench {
@@ -61,15 +62,6 @@ struct RunOptions {
 };
 
 namespace internal {
-
-// What a registered case asked for.
-struct CaseRequest {
-  // As registered ("BM_X", "BM_X/label", "Base/Method") or as ->Name()
-  // renamed it: the function_name of the case's runs.
-  std::string name;
-  std::string file;      // __FILE__ of the registration
-  std::string counters;  // as written; "" for the default set
-};
 
 struct PlannedSet {
   EventSet set;

@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "framework/perf/sampler.h"
+#include "framework/perf/sampling/sampler.h"
 #include "framework/runner/plan/case_registry.h"
 
 namespace pmubench {

@@ -1,7 +1,7 @@
 // The profiling pass of --pmubench_profile=EVENT[@PERIOD]: after a case's
 // measured runs have been reported, the case runs once more, as one batch of
 // the measured run's iteration count, with a sampling event on its main
-// thread (framework/perf/sampler.h). Its timings are discarded; the measured
+// thread (framework/perf/sampling/sampler.h). Its timings are discarded; the measured
 // runs are never touched (no sampling event exists while they run).
 //
 //   absl::StatusOr<ProfileConfig> config = ParseProfileFlag("cpu-clock@10000");
@@ -26,8 +26,8 @@
 
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
-#include "framework/perf/event_spec.h"
-#include "framework/perf/profile.h"
+#include "framework/perf/events/event_spec.h"
+#include "framework/perf/sampling/profile.h"
 #include "framework/runner/profile/profile_slowdown.h"
 #include "framework/runner/simulate/callgrind.h"
 

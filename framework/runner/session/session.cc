@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "benchmark/benchmark.h"
-#include "framework/perf/pmu.h"
+#include "framework/perf/events/pmu.h"
 #include "framework/runner/measure/simulation_session.h"
 #include "framework/runner/plan/case_registry.h"
 #include "framework/runner/session/probe.h"

@@ -19,7 +19,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "framework/perf/string_view_bridge.h"
+#include "framework/perf/system/string_view_bridge.h"
 #include "framework/runner/simulate/callgrind_request.h"
 
 namespace pmubench::internal {

@@ -7,8 +7,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "framework/perf/near_names.h"
-#include "framework/perf/string_view_bridge.h"
+#include "framework/perf/events/near_names.h"
+#include "framework/perf/system/string_view_bridge.h"
 #include "framework/runner/plan/event_set.h"
 
 namespace pmubench::internal {
