@@ -284,6 +284,17 @@ def parse_run(obj: Any, path: str, index: int) -> Run | None:
     if aggregate in COMPLEXITY_AGGREGATES and not error:
         _check_complexity_fit(obj, path, where, aggregate)
         return None
+    run = _run_without_metrics(obj, path, where, name, run_type, aggregate, error)
+    run.raw = obj
+    if run.failed:
+        return run  # a failed run's numbers are zeros, not measurements
+    run.metrics = _metrics(obj, path, where, aggregate)
+    return run
+
+
+def _run_without_metrics(obj: dict, path: str, where: str, name: str, run_type: str,
+                         aggregate: str, error: bool) -> Run:
+    """The Run of obj's fields other than its metrics, each checked."""
     run = Run(
         name=name,
         run_name=_string(obj, "run_name", path, where, default=name),
@@ -309,17 +320,21 @@ def parse_run(obj: Any, path: str, index: int) -> Run | None:
             setattr(run, attr, _integer(obj[key], path, f"{where} \"{key}\"", 0))
     if "complexity_n" in obj:
         _number(obj["complexity_n"], path, f"{where} \"complexity_n\"")
-    run.raw = obj
-    if run.failed:
-        return run  # a failed run's numbers are zeros, not measurements
+    return run
+
+
+def _metrics(obj: dict, path: str, where: str, aggregate: str) -> dict[str, float]:
+    """The run's metrics: every field of obj that is neither structural nor
+    a profile field, each checked (a finite number; a time not negative)."""
+    metrics: dict[str, float] = {}
     for key, value in obj.items():
         if key in STRUCTURAL_FIELDS or key.startswith(PROFILE_FIELD_PREFIX):
             continue
         if type(value) is float and value - value == 0.0 and (
                 value >= 0 or key not in TIME_METRICS):
-            run.metrics[key] = value   # the common case: a finite float
+            metrics[key] = value   # the common case: a finite float
             continue
-        if (run.aggregate_name == "cv" and isinstance(value, float)
+        if (aggregate == "cv" and isinstance(value, float)
                 and math.isnan(value)):
             # Google Benchmark writes the cv of a metric whose mean is 0 (a
             # counter that never fired) as NaN (stddev / mean = 0 / 0): that
@@ -329,8 +344,8 @@ def parse_run(obj: Any, path: str, index: int) -> Run | None:
         if key in TIME_METRICS and number < 0:
             raise BadInput(f"{path}: {where} \"{key}\" is negative ({number:g}); "
                            "a time is never below 0: re-run the benchmark")
-        run.metrics[key] = number
-    return run
+        metrics[key] = number
+    return metrics
 
 
 def _check_context(context: Any, path: str) -> dict[str, Any]:

@@ -365,9 +365,37 @@ def convert_source(text: str) -> Result:
     """Converts one Google Benchmark source file's text. Raises
     NotGoogleBenchmark when it is none."""
     code = code_mask(text)
+    includes, macros, mains = _google_benchmark_uses(text, code)
+    # Where two edits start at one offset the first one added is kept
+    # (_Edits.add): the steps below add theirs in this order.
     edits = _Edits(text)
-    notes: list[Note] = []
+    for m in includes:
+        edits.add(m.start() + len(m.group(1)), m.end(), PMUBENCH_INCLUDE, KIND_INCLUDE)
+    registered, notes = _register_macros(text, code, macros, edits)
+    notes += _register_wrapper_uses(text, code, registered, edits)
+    for m in mains:
+        edits.add(m.start(), m.end(), "PMUBENCH_MAIN()", KIND_MAIN)
+    gb_functions, gb_notes = _google_benchmark_functions(text, code)
+    notes += gb_notes
+    kept_because = _why_state_is_kept(text, code, gb_functions)
+    notes += _rewrite_case_functions(text, code, registered.case_functions,
+                                     gb_functions, edits)
+    notes += _rewrite_fixtures(text, code, registered.fixture_classes, edits)
+    for m in _RANGE_XY_RE.finditer(code):
+        index = "0" if m.group(3) == "x" else "1"
+        edits.add(m.start(), m.end(), f"{m.group(1)}{m.group(2)}range({index})",
+                  KIND_RANGE_XY)
+    new_text, changes = edits.apply()
+    notes += _kept_state_notes(new_text, kept_because)
+    notes.sort(key=lambda n: (n.line, n.message))
+    return Result(text=new_text, changes=changes, notes=_dedupe(notes), recognized=True)
 
+
+def _google_benchmark_uses(text: str, code: str
+                           ) -> tuple[list[re.Match], list[re.Match], list[re.Match]]:
+    """The includes of benchmark/benchmark.h, the registration macros and the
+    BENCHMARK_MAIN()s. Raises NotGoogleBenchmark when there are none and the
+    file is no pmubench file either."""
     # Only includes that are code (not inside a block comment): the '#'
     # survives the mask.
     includes = [m for m in _INCLUDE_RE.finditer(text)
@@ -379,16 +407,27 @@ def convert_source(text: str) -> Result:
         raise NotGoogleBenchmark(
             "not a Google Benchmark file: no #include of benchmark/benchmark.h "
             "and no BENCHMARK macro")
+    return includes, macros, mains
 
-    for m in includes:
-        a = m.start() + len(m.group(1))
-        b = m.end()
-        edits.add(a, b, PMUBENCH_INCLUDE, KIND_INCLUDE)
 
-    # Registration macros, and the names of the cases they register.
-    case_functions: dict[str, int] = {}  # function name -> line registered
-    fixture_classes: dict[str, int] = {}  # fixture class -> line used
-    wrappers: list[tuple[str, int, str, int]] = []
+@dataclass
+class _Registered:
+    """What the registration macros register, each name with the line that
+    registers it first."""
+    case_functions: dict[str, int] = field(default_factory=dict)
+    fixture_classes: dict[str, int] = field(default_factory=dict)
+    # The file's own macros that wrap a registration macro: (macro, which of
+    # its parameters is the case, the macro it wraps, line of its #define).
+    wrappers: list[tuple[str, int, str, int]] = field(default_factory=list)
+
+
+def _register_macros(text: str, code: str, macros: list[re.Match],
+                     edits: _Edits) -> tuple[_Registered, list[Note]]:
+    """Adds PMU_ before each registration macro and collects the names of
+    the cases they register; an _F macro's case body takes pmubench::State.
+    The notes: macros left as they were."""
+    registered = _Registered()
+    notes: list[Note] = []
     for m in macros:
         name = m.group(1)
         edits.add(m.start(1), m.start(1), "PMU_", macro_kind(name))
@@ -406,52 +445,76 @@ def convert_source(text: str) -> Result:
         # what MY_BENCH is given, wherever it is used.
         define = _enclosing_define(code, m.start())
         if define and target in define[1]:
-            wrappers.append((define[0], define[1].index(target), name,
-                             line_of(text, m.start())))
+            registered.wrappers.append((define[0], define[1].index(target), name,
+                                        line_of(text, m.start())))
             continue
         if name in CASE_MACROS:
             if target:
-                case_functions.setdefault(target, line_of(text, m.start()))
+                registered.case_functions.setdefault(target, line_of(text, m.start()))
         else:
             if target:
-                fixture_classes.setdefault(target, line_of(text, m.start()))
+                registered.fixture_classes.setdefault(target, line_of(text, m.start()))
             if name in FIXTURE_BODY_MACROS:
-                params = _params_after(code, close_at + 1)
-                if params and _STATE_IN_PARAM_RE.match(code[params[0] + 1:params[1]]):
-                    _rewrite_states(text, code, params[0], params[1] + 1, edits)
+                _rewrite_body_params(text, code, close_at, edits)
+    return registered, notes
 
-    # Uses of the user's own macros that wrap a registration macro.
-    for macro, index, wrapped, define_line in wrappers:
-        used = False
-        for u in re.finditer(r"(?<![\w#])" + re.escape(macro) + r"\s*\(", code):
-            if (_enclosing_define(code, u.start())
-                    or re.search(r"#\s*define\s+$", code[max(0, u.start() - 80):u.start()])):
-                continue  # inside a #define, or the #define's own name
-            close_at = matching_paren(code, u.end() - 1)
-            if close_at < 0:
-                continue
-            args = split_args(code, u.end() - 1, close_at)
-            if index < len(args):
-                target = _last_name(text[args[index][0]:args[index][1]])
-                if target:
-                    used = True
-                    registry = case_functions if wrapped in CASE_MACROS else fixture_classes
-                    registry.setdefault(target, line_of(text, u.start()))
-            if wrapped in FIXTURE_BODY_MACROS:
-                params = _params_after(code, close_at + 1)
-                if params and _STATE_IN_PARAM_RE.match(code[params[0] + 1:params[1]]):
-                    _rewrite_states(text, code, params[0], params[1] + 1, edits)
-        if not used:
+
+def _rewrite_body_params(text: str, code: str, close_at: int, edits: _Edits) -> None:
+    """benchmark::State -> pmubench::State in the parameter list of the case
+    body that follows an _F macro whose ')' is at close_at."""
+    params = _params_after(code, close_at + 1)
+    if params and _STATE_IN_PARAM_RE.match(code[params[0] + 1:params[1]]):
+        _rewrite_states(text, code, params[0], params[1] + 1, edits)
+
+
+def _register_wrapper_uses(text: str, code: str, registered: _Registered,
+                           edits: _Edits) -> list[Note]:
+    """Adds to registered the cases given to each use of the file's own
+    macros that wrap a registration macro. The notes: such macros this file
+    never uses."""
+    notes = []
+    for macro, index, wrapped, define_line in registered.wrappers:
+        registry = (registered.case_functions if wrapped in CASE_MACROS
+                    else registered.fixture_classes)
+        if not _register_uses_of(text, code, macro, index, wrapped, registry, edits):
             notes.append(Note(define_line, f"the macro {macro} registers cases, but "
                                            "this file never uses it: the cases it "
                                            "registers elsewhere must take pmubench::State"))
+    return notes
 
-    for m in mains:
-        edits.add(m.start(), m.end(), "PMUBENCH_MAIN()", KIND_MAIN)
 
-    # Functions passed to benchmark::RegisterBenchmark or to ->Setup/Teardown
-    # get Google Benchmark's State: they keep benchmark::State.
+def _register_uses_of(text: str, code: str, macro: str, index: int, wrapped: str,
+                      registry: dict[str, int], edits: _Edits) -> bool:
+    """Adds to registry the case each use of macro gives as its argument
+    `index` (macro wraps the registration macro `wrapped`). True when a use
+    gave one."""
+    used = False
+    for u in re.finditer(r"(?<![\w#])" + re.escape(macro) + r"\s*\(", code):
+        if (_enclosing_define(code, u.start())
+                or re.search(r"#\s*define\s+$", code[max(0, u.start() - 80):u.start()])):
+            continue  # inside a #define, or the #define's own name
+        close_at = matching_paren(code, u.end() - 1)
+        if close_at < 0:
+            continue
+        args = split_args(code, u.end() - 1, close_at)
+        if index < len(args):
+            target = _last_name(text[args[index][0]:args[index][1]])
+            if target:
+                used = True
+                registry.setdefault(target, line_of(text, u.start()))
+        if wrapped in FIXTURE_BODY_MACROS:
+            _rewrite_body_params(text, code, close_at, edits)
+    return used
+
+
+def _google_benchmark_functions(text: str, code: str
+                                ) -> tuple[dict[str, str], list[Note]]:
+    """The functions passed to benchmark::RegisterBenchmark or to
+    ->Setup/Teardown, each with why: they get Google Benchmark's State, so
+    they keep benchmark::State. The notes: what pmubench cannot take
+    (RegisterBenchmark, a main() of the file's own)."""
     gb_functions: dict[str, str] = {}
+    notes = []
     for m in _REGISTER_BENCHMARK_RE.finditer(code):
         open_at = m.end() - 1
         close_at = matching_paren(code, open_at)
@@ -480,16 +543,27 @@ def convert_source(text: str) -> Result:
             "Benchmark without pmubench's counters; call pmubench::RunMain(argc, argv) "
             "(framework/runner/run/run_main.h) instead, or use PMUBENCH_MAIN()",
             blocking=True))
+    return gb_functions, notes
 
-    # Why the functions that keep Google Benchmark's State keep it, by line.
+
+def _why_state_is_kept(text: str, code: str, gb_functions: dict[str, str]
+                       ) -> dict[int, str]:
+    """Why the functions that keep Google Benchmark's State keep it, by the
+    line of their definition."""
     kept_because: dict[int, str] = {}
     for fn, why in gb_functions.items():
         for d in re.finditer(r"(?<![\w])" + re.escape(fn) + r"\s*\(", code):
             close_at = matching_paren(code, d.end() - 1)
             if close_at > 0 and _STATE_IN_PARAM_RE.match(code[d.end():close_at]):
                 kept_because[line_of(text, d.start())] = f"benchmark::State kept in {fn}: {why}"
+    return kept_because
 
-    # The cases' own functions: benchmark::State in their parameter lists.
+
+def _rewrite_case_functions(text: str, code: str, case_functions: dict[str, int],
+                            gb_functions: dict[str, str], edits: _Edits) -> list[Note]:
+    """The cases' own functions: benchmark::State in their parameter lists.
+    The notes: cases left as they were."""
+    notes = []
     for fn, registered_line in case_functions.items():
         if fn in gb_functions:
             notes.append(Note(
@@ -516,9 +590,13 @@ def convert_source(text: str) -> Result:
                 f"the case {fn} has no definition here whose first parameter is "
                 f"benchmark::State: wherever it is defined, it must take pmubench::State&",
                 blocking=True))
+    return notes
 
-    # Fixture classes: the base, then benchmark::State in every member of a
-    # class derived (here) from benchmark::Fixture or from such a class.
+
+def _fixture_classes_here(code: str) -> tuple[set[str], list[tuple[str, str, int, int]]]:
+    """The classes derived (here) from benchmark::Fixture or from such a
+    class, and every class with bases as (name, bases, offset of its body's
+    '{', of its '}')."""
     derived: set[str] = set()
     classes = []
     for m in _CLASS_RE.finditer(code):
@@ -536,6 +614,16 @@ def convert_source(text: str) -> Result:
                            for b in bases.split(","))):
                 derived.add(cname)
                 grew = True
+    return derived, classes
+
+
+def _rewrite_fixtures(text: str, code: str, fixture_classes: dict[str, int],
+                      edits: _Edits) -> list[Note]:
+    """benchmark::Fixture -> pmubench::Fixture, and benchmark::State ->
+    pmubench::State in every member of a class derived (here) from
+    benchmark::Fixture or from such a class. The notes: fixtures a macro
+    uses that are not defined here."""
+    derived, classes = _fixture_classes_here(code)
     for cname, _bases, body_open, body_close in classes:
         if cname not in derived or body_close < 0:
             continue
@@ -551,6 +639,7 @@ def convert_source(text: str) -> Result:
     for m in _FIXTURE_RE.finditer(code):
         b = m.start() + len(m.group(1))
         edits.add(b, b + len("benchmark"), "pmubench", KIND_FIXTURE)
+    notes = []
     for cname, line in fixture_classes.items():
         if cname not in derived:
             notes.append(Note(
@@ -558,23 +647,19 @@ def convert_source(text: str) -> Result:
                 f"the fixture {cname} is not defined here as a class derived from "
                 "benchmark::Fixture: wherever it is, it must derive from "
                 "pmubench::Fixture", blocking=True))
+    return notes
 
-    for m in _RANGE_XY_RE.finditer(code):
-        index = "0" if m.group(3) == "x" else "1"
-        edits.add(m.start(), m.end(), f"{m.group(1)}{m.group(2)}range({index})",
-                  KIND_RANGE_XY)
 
-    new_text, changes = edits.apply()
-
-    # Every benchmark::State left in code, and why.
+def _kept_state_notes(new_text: str, kept_because: dict[int, str]) -> list[Note]:
+    """A note for every benchmark::State left in code, and why."""
     new_code = code_mask(new_text)
+    notes = []
     for m in _STATE_RE.finditer(new_code):
         line = line_of(new_text, m.start())
         notes.append(Note(line, kept_because.get(
             line, "benchmark::State kept: not the parameter of a case a BENCHMARK "
                   "macro registers (a case's pmubench::State cannot be passed here)")))
-    notes.sort(key=lambda n: (n.line, n.message))
-    return Result(text=new_text, changes=changes, notes=_dedupe(notes), recognized=True)
+    return notes
 
 
 def _dedupe(notes: list[Note]) -> list[Note]:

@@ -348,9 +348,41 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                           baseline.path, contender.path)
     pairing = matching.pair(baseline, contender)
     metrics = [m for m in file_metrics if selected(m, metric_patterns)]
-    b_rounds, c_rounds = rounds_of(baseline), rounds_of(contender)
     # Each row's sides first; then the tests, many rows at once; then verdicts.
-    staged = []
+    staged, pending = _stage_rows(pairing, metrics, overrides,
+                                  rounds_of(baseline), rounds_of(contender))
+    results = _test_many(pending, alpha, _rows_tested_callback(progress, len(pending)))
+    rows: list[Row] = []
+    for index, (name, metric, unit, b, c, threshold, higher) in enumerate(staged):
+        j = judge(b, c, threshold, higher, alpha, results.get(index))
+        rows.append(Row(name, metric, unit, b, c, j.change, j.p_value,
+                        j.interval, j.mode, threshold, higher, j.verdict))
+    by_metric: dict[str, list[Row]] = {}
+    for r in rows:
+        by_metric.setdefault(r.metric, []).append(r)
+    metrics = [m for m in metrics if m in by_metric]
+    geomeans = [_geomean(metric, by_metric[metric]) for metric in metrics]
+    notes = _comparison_notes(baseline, contender, pairing, rows, metrics)
+    reason = gates.inconclusive_reason(rows, file_metrics, alpha,
+                                       baseline.path, contender.path) if rows else None
+    warnings = (gates.blind_warnings(rows, alpha, baseline.path, contender.path)
+                if reason is None else [])
+    return Comparison(
+        baseline.path, contender.path, alpha, rows, geomeans, metrics, pairing,
+        notes, warnings, reason,
+        gates.refused_thresholds(rows, overrides, alpha, baseline.path, contender.path),
+        backend, machines.machine_differences(baseline.context, contender.context))
+
+
+def _stage_rows(pairing: matching.Pairing, metrics: list[str],
+                overrides: list[thresholds.Override], b_rounds: int, c_rounds: int
+                ) -> tuple[list[tuple[str, str, str, Side, Side, thresholds.Threshold, bool]],
+                           list[tuple[int, list[float], list[float]]]]:
+    """Every row before its verdict: (benchmark, metric, unit, baseline side,
+    contender side, threshold, higher_is_better) of each (metric, benchmark)
+    both files measured; and the samples the test compares, as (index of
+    the row, baseline sample, contender sample)."""
+    staged: list[tuple[str, str, str, Side, Side, thresholds.Threshold, bool]] = []
     pending: list[tuple[int, list[float], list[float]]] = []
     for metric in metrics:
         threshold = thresholds.resolve(metric, overrides)
@@ -366,27 +398,37 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                 pending.append((len(staged), *samples))
             unit = b_runs.time_unit if time_metric else ""
             staged.append((b_runs.name, metric, unit, b, c, threshold, higher))
+    return staged, pending
+
+
+def _rows_tested_callback(progress: Callable[[str, int, int], None] | None,
+                          total: int) -> Callable[[int], None] | None:
+    """The callback _test_many calls with the rows of each group it tested:
+    it tells progress how many of the total are done. None without
+    progress."""
+    if not progress:
+        return None
     done = [0]
 
     def tested(count: int) -> None:
         done[0] += count
-        if progress:
-            progress("testing rows", done[0], len(pending))
-    results = _test_many(pending, alpha, tested if progress else None)
-    rows: list[Row] = []
-    for index, (name, metric, unit, b, c, threshold, higher) in enumerate(staged):
-        j = judge(b, c, threshold, higher, alpha, results.get(index))
-        rows.append(Row(name, metric, unit, b, c, j.change, j.p_value,
-                        j.interval, j.mode, threshold, higher, j.verdict))
-    by_metric: dict[str, list[Row]] = {}
-    for r in rows:
-        by_metric.setdefault(r.metric, []).append(r)
-    metrics = [m for m in metrics if m in by_metric]
-    geomeans = []
-    for metric in metrics:
-        ratio, count = stats.geomean_ratio(
-            [(r.baseline.center, r.contender.center) for r in by_metric[metric]])
-        geomeans.append(Geomean(metric, ratio - 1.0 if count else math.nan, count))
+        progress("testing rows", done[0], total)
+    return tested
+
+
+def _geomean(metric: str, rows: list[Row]) -> Geomean:
+    """The metric's geomean row: over the rows whose centers are both
+    positive."""
+    ratio, count = stats.geomean_ratio(
+        [(r.baseline.center, r.contender.center) for r in rows])
+    return Geomean(metric, ratio - 1.0 if count else math.nan, count)
+
+
+def _comparison_notes(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
+                      pairing: matching.Pairing, rows: list[Row],
+                      metrics: list[str]) -> list[str]:
+    """The notes of a comparison: context differences, duplicate names,
+    complexity fits left out, metrics noisier than their threshold."""
     notes = _context_notes(baseline.context, contender.context)
     notes += pairing.duplicate_notes
     for bench in (baseline, contender):
@@ -396,15 +438,7 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                          "left out: they fit a curve over a family, not one "
                          "benchmark's measurement")
     notes += _noise_notes(rows, metrics)
-    reason = gates.inconclusive_reason(rows, file_metrics, alpha,
-                                       baseline.path, contender.path) if rows else None
-    warnings = (gates.blind_warnings(rows, alpha, baseline.path, contender.path)
-                if reason is None else [])
-    return Comparison(
-        baseline.path, contender.path, alpha, rows, geomeans, metrics, pairing,
-        notes, warnings, reason,
-        gates.refused_thresholds(rows, overrides, alpha, baseline.path, contender.path),
-        backend, machines.machine_differences(baseline.context, contender.context))
+    return notes
 
 
 EXIT_PASS = 0

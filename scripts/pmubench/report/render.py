@@ -171,71 +171,21 @@ def scaling_figure(path: str, title: str,
     xs_all = sorted({axis.value(i) for group in lines.values() for i in group})
     log_x = series.spans_decades(xs_all)
     markers = series.cache_markers(context) if axis.is_bytes else []
-
-    legend_cols = min(4, len(lines))
-    legend_rows = math.ceil(len(lines) / legend_cols) if len(lines) > 1 else 0
-    legend_in = 0.22 * legend_rows + (0.25 if legend_rows else 0)
-    # Four columns past nine panels keep a hardware run's ten or so metrics
-    # within three rows (about 900 px: one laptop screen).
-    cols = min(len(metrics), 3 if len(metrics) <= 9 else 4)
-    left = wspace = 0.9   # y tick labels ('1.5e+04') and the unit
-    # Rotated KiB/MiB ticks need more room under a panel.
-    below = 0.75 if axis.is_bytes else 0.5
-    grid = _Grid(len(metrics), cols, _columns_width(cols, left, wspace), 2.1,
-                 left, wspace, below + 0.35, bottom=below + legend_in)
-    fig, axes = _grid_figure(grid, title)
-    # Time panels (real_time, cpu_time, task-clock) share one y scale choice,
-    # so a reader comparing them compares like with like.
-    ns_values = [i.stats[m].mean for m in metrics
-                 if series.metric_unit(m) == "ns per iteration"
-                 for g in lines.values() for i in g if m in i.stats]
-    ns_log = series.spans_decades(ns_values, 20.0)
+    legend_cols, legend_rows = _legend_shape(len(lines))
+    fig, axes = _grid_figure(_scaling_grid(len(metrics), axis, legend_rows), title)
+    ns_log = _time_panels_log(lines, metrics)
     handles, labels = [], []
     for ax, metric in zip(axes, metrics):
         values = [i.stats[metric].mean for g in lines.values() for i in g
                   if metric in i.stats]
         unit, scale = _scaled(metric, values)
-        for key, group in lines.items():
-            pts = sorted((axis.value(i), i.stats[metric]) for i in group
-                         if metric in i.stats)
-            if not pts:
-                continue
-            x = [p[0] for p in pts]
-            y = np.array([p[1].mean for p in pts]) / scale
-            err = np.array([p[1].stddev for p in pts]) / scale
-            h = ax.errorbar(x, y, yerr=err if err.any() else None, marker="o",
-                            markersize=3.5, linewidth=1.3, capsize=2, label=key,
-                            zorder=3, linestyle="--" if key in dashed else "-")
+        for key, h in _draw_lines(ax, lines, axis, metric, scale, dashed):
             if key not in labels:
                 handles.append(h)
                 labels.append(key)
-        if log_x:
-            ax.set_xscale("log", base=2 if axis.is_bytes else 10)
-            if axis.is_bytes:
-                ax.xaxis.set_major_locator(LogLocator(base=4))
-            # No minor ticks on x: unlabelled, and 8 a decade cost more to
-            # draw than the data.
-            ax.xaxis.set_minor_locator(NullLocator())
-        if axis.is_bytes:
-            _bytes_ticks(ax)
-            ax.tick_params(axis="x", labelrotation=30)
-        elif axis.position < 0 or len(xs_all) <= 4:
-            ax.set_xticks(xs_all)  # threads, or a few values: label each one
-            ax.xaxis.set_major_formatter(FuncFormatter(
-                lambda v, _: f"{v:.0f}" if v == int(v) else f"{v:g}"))
-        if (ns_log if series.metric_unit(metric) == "ns per iteration"
-                else series.spans_decades(values, 20.0)):
-            ax.set_yscale("log")
-            ax.yaxis.set_major_formatter(_COMPACT)
-            if not series.spans_decades(values, 1000.0):
-                # Label 2x and 5x between powers of ten: a range of one or
-                # two decades otherwise shows a single "10^1" to read values
-                # by (over more decades the labels would overlap).
-                ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
-                ax.yaxis.set_minor_formatter(_COMPACT)
-            else:
-                ax.yaxis.set_minor_locator(NullLocator())
-        _compact_linear(ax, "y")
+        _scaling_x_axis(ax, axis, xs_all, log_x)
+        time_panel = series.metric_unit(metric) == "ns per iteration"
+        _scaling_y_axis(ax, values, ns_log if time_panel else series.spans_decades(values, 20.0))
         _draw_cache_markers(ax, markers, xs_all[0], xs_all[-1], labelled=True)
         ax.set_title(metric)
         named_bytes = axis.is_bytes and "bytes" not in axis.name.lower()
@@ -250,6 +200,90 @@ def scaling_figure(path: str, title: str,
         fig.legend(handles, labels, loc="lower center", ncol=legend_cols,
                    bbox_to_anchor=(0.5, 0.0), frameon=False, title="benchmark")
     _save(fig, path)
+
+
+def _legend_shape(entries: int) -> tuple[int, int]:
+    """(columns, rows) of a scaling figure's legend; no rows for one line."""
+    cols = min(4, entries)
+    rows = math.ceil(entries / cols) if entries > 1 else 0
+    return cols, rows
+
+
+def _scaling_grid(panels: int, axis: series.XAxis, legend_rows: int) -> _Grid:
+    """The layout of a scaling figure: its panels, then the legend below."""
+    legend_in = 0.22 * legend_rows + (0.25 if legend_rows else 0)
+    # Four columns past nine panels keep a hardware run's ten or so metrics
+    # within three rows (about 900 px: one laptop screen).
+    cols = min(panels, 3 if panels <= 9 else 4)
+    left = wspace = 0.9   # y tick labels ('1.5e+04') and the unit
+    # Rotated KiB/MiB ticks need more room under a panel.
+    below = 0.75 if axis.is_bytes else 0.5
+    return _Grid(panels, cols, _columns_width(cols, left, wspace), 2.1,
+                 left, wspace, below + 0.35, bottom=below + legend_in)
+
+
+def _time_panels_log(lines: dict[str, list[series.Instance]], metrics: list[str]) -> bool:
+    """Whether the time panels (real_time, cpu_time, task-clock) get a log y
+    axis: one choice for all, so a reader comparing them compares like with
+    like."""
+    ns_values = [i.stats[m].mean for m in metrics
+                 if series.metric_unit(m) == "ns per iteration"
+                 for g in lines.values() for i in g if m in i.stats]
+    return series.spans_decades(ns_values, 20.0)
+
+
+def _draw_lines(ax: Any, lines: dict[str, list[series.Instance]], axis: series.XAxis,
+                metric: str, scale: float, dashed: frozenset[str]) -> list[tuple[str, Any]]:
+    """Draws metric's mean (divided by scale) against axis, ±1 stddev, a
+    line per entry of lines that has it; returns (key, artist) of each."""
+    drawn = []
+    for key, group in lines.items():
+        pts = sorted((axis.value(i), i.stats[metric]) for i in group
+                     if metric in i.stats)
+        if not pts:
+            continue
+        x = [p[0] for p in pts]
+        y = np.array([p[1].mean for p in pts]) / scale
+        err = np.array([p[1].stddev for p in pts]) / scale
+        h = ax.errorbar(x, y, yerr=err if err.any() else None, marker="o",
+                        markersize=3.5, linewidth=1.3, capsize=2, label=key,
+                        zorder=3, linestyle="--" if key in dashed else "-")
+        drawn.append((key, h))
+    return drawn
+
+
+def _scaling_x_axis(ax: Any, axis: series.XAxis, xs_all: list[float], log_x: bool) -> None:
+    """The x scale and ticks of a scaling panel; xs_all: every line's x."""
+    if log_x:
+        ax.set_xscale("log", base=2 if axis.is_bytes else 10)
+        if axis.is_bytes:
+            ax.xaxis.set_major_locator(LogLocator(base=4))
+        # No minor ticks on x: unlabelled, and 8 a decade cost more to
+        # draw than the data.
+        ax.xaxis.set_minor_locator(NullLocator())
+    if axis.is_bytes:
+        _bytes_ticks(ax)
+        ax.tick_params(axis="x", labelrotation=30)
+    elif axis.position < 0 or len(xs_all) <= 4:
+        ax.set_xticks(xs_all)  # threads, or a few values: label each one
+        ax.xaxis.set_major_formatter(FuncFormatter(
+            lambda v, _: f"{v:.0f}" if v == int(v) else f"{v:g}"))
+
+
+def _scaling_y_axis(ax: Any, values: list[float], log_y: bool) -> None:
+    """The y scale and ticks of a scaling panel of these values."""
+    if log_y:
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(_COMPACT)
+        if not series.spans_decades(values, 1000.0):
+            # Label 2x and 5x between powers of ten: a range of one or
+            # two decades otherwise shows a single "10^1" to read values
+            # by (over more decades the labels would overlap).
+            ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+            ax.yaxis.set_minor_formatter(_COMPACT)
+        else:
+            ax.yaxis.set_minor_locator(NullLocator())
+    _compact_linear(ax, "y")
 
 
 def _row_label(inst: series.Instance) -> str:
