@@ -5,7 +5,7 @@ framework/perf and framework/runner are split into rooms, one per stage
 (docs/design.md#where-each-stage-lives), each a library in both builds.
 framework/CMakeLists.txt lists each tree's rooms with the rooms below them
 that they may include (PMUBENCH_PERF_ROOM_DEPS, PMUBENCH_RUNNER_ROOM_DEPS);
-framework/BUILD.bazel says the same in each room library's deps. Bazel's
+framework/BUILD.bazel says the same in each room()'s `below`. Bazel's
 sandbox refuses an include from a room not depended on; CMake, whose include
 directory is the source root, does not: this check does, for both.
 
@@ -23,9 +23,8 @@ import re
 import sys
 
 TREES = ("perf", "runner")
-BAZEL_LIBRARY = re.compile(
-    r'name = "(\w+)",\s+srcs = glob\(\s*\["(\w+)/(\w+)/\*\.cc"\].*?'
-    r"deps = \[(.*?)\]",
+BAZEL_ROOM = re.compile(
+    r'room\(\s*name = "(\w+)",\s*folder = "(\w+)/(\w+)",\s*below = \[(.*?)\]',
     re.S)
 PERF_FORBIDDEN = re.compile(
     r'^\s*#\s*include\s+[<"](framework/runner/|benchmark/)', re.M)
@@ -45,14 +44,14 @@ def cmake_rooms(text, tree):
 
 
 def bazel_rooms(text, tree):
-    """{room: sorted rooms of `tree` it depends on}, from the libraries whose
-    sources are framework/<tree>/<room>/*.cc."""
-    libraries = [m for m in BAZEL_LIBRARY.findall(text) if m[1] == tree]
+    """{room: sorted rooms it may include}, from the room() calls of
+    framework/BUILD.bazel whose folder is <tree>/<room>."""
+    libraries = [m for m in BAZEL_ROOM.findall(text) if m[1] == tree]
     room_of = {name: room for name, _, room, _ in libraries}
     rooms = {}
-    for _, _, room, deps in libraries:
-        below = re.findall(r'":(\w+)"', deps)
-        rooms[room] = sorted(room_of[b] for b in below if b in room_of)
+    for _, _, room, below in libraries:
+        labels = re.findall(r'":(\w+)"', below)
+        rooms[room] = sorted(room_of.get(b, b) for b in labels)
     return rooms
 
 
