@@ -5,7 +5,9 @@ a file that exists, and every #anchor (in the page, or page.md#anchor)
 names a heading of its target, by GitHub's rule for heading ids. README
 stays a five-minute read (under 250 lines) and indexes every docs/ page.
 No page cites DESIGN.md (a file this repository never had: docs/design.md
-replaces it) or ../shared.
+replaces it) or ../shared. Every repository path a page names in code
+(`framework/perf/counting/mmap_reader.h`, `framework/runner/plan/plan.{h,cc}`)
+exists, so a move that forgets the docs fails here.
 """
 
 from __future__ import annotations
@@ -126,6 +128,42 @@ def test_no_page_cites_files_that_do_not_exist(page):
         assert gone not in text, f"{page.relative_to(REPO)} mentions {gone}"
 
 
+# A path from the repository's top: one of these folders, then more.
+TOP_DIRS = ("framework", "scripts", "tests", "benches", "include", "reports",
+            "docs", "cmake", "third_party", ".ci")
+REPO_PATH = re.compile(
+    rf"^(?:{'|'.join(re.escape(d) for d in TOP_DIRS)})/[\w./{{}},*-]*$")
+
+
+def named_paths(text: str) -> list[str]:
+    """The repository paths a page's code spans name, `a.{h,cc}` expanded
+    to a.h and a.cc; globs and spans with spaces or flags are not paths."""
+    out = []
+    for line in prose_lines(text):
+        for m in INLINE_CODE.finditer(line):
+            span = m.group(2).strip()
+            if not REPO_PATH.match(span) or "*" in span:
+                continue
+            brace = re.search(r"\{([^}]*)\}", span)
+            if brace:
+                out += [span[:brace.start()] + alt + span[brace.end():]
+                        for alt in brace.group(1).split(",")]
+            else:
+                out.append(span)
+    return out
+
+
+def missing_paths(path: pathlib.Path) -> list[str]:
+    return [f"{path.relative_to(REPO)}: `{named}` does not exist"
+            for named in named_paths(path.read_text(encoding="utf-8"))
+            if not (REPO / named.rstrip("/")).exists()]
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(REPO)))
+def test_every_repository_path_a_page_names_exists(page):
+    assert missing_paths(page) == []
+
+
 # The checker itself, on pages written for the purpose.
 
 def test_the_slug_is_githubs():
@@ -153,3 +191,15 @@ def test_a_broken_file_or_anchor_is_caught(tmp_path, monkeypatch):
         "a.md:9: b.md#three-words: no heading #three-words in b.md",
         "a.md:9: #not-a-heading: no heading #not-a-heading in a.md",
     ]
+
+
+def test_a_path_that_moved_is_caught(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    (tmp_path / "framework/perf").mkdir(parents=True)
+    (tmp_path / "framework/perf/a.h").write_text("", encoding="utf-8")
+    page = tmp_path / "p.md"
+    page.write_text(
+        "`framework/perf/a.h` `framework/perf/` `framework/perf/{a,b}.h`\n"
+        "`framework/*/x.h` `scripts/test --only fuzz` `a.h`\n"
+        "```\n`framework/gone.h`\n```\n", encoding="utf-8")
+    assert missing_paths(page) == ["p.md: `framework/perf/b.h` does not exist"]
