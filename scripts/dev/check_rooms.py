@@ -63,7 +63,8 @@ def ladder_offences(rooms):
             if b not in seen:
                 offences.append(
                     f"room {room} may include {b}, which is not a room "
-                    f"listed before it (PMUBENCH_ROOM_DEPS is bottom-up)")
+                    f"listed before it (framework/CMakeLists.txt lists "
+                    f"rooms bottom up)")
         seen.add(room)
     return offences
 
