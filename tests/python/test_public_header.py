@@ -7,6 +7,7 @@ headers it includes (cmake/install.cmake's PMUBENCH_PUBLIC_HEADERS), so an
 installed pmubench builds a case file and carries no internals.
 """
 
+import functools
 import re
 import shutil
 import subprocess
@@ -20,12 +21,14 @@ pytestmark = pytest.mark.skipif(GXX is None, reason="needs g++ to list what "
                                 "the header includes (apt-get install g++)")
 
 
+@functools.cache
 def included_by(header):
-    """Every file `header` includes, directly or not (g++ -M)."""
+    """Every file `header` includes, directly or not (g++ -M), once per
+    header for the whole module."""
     done = subprocess.run(
         [GXX, "-std=c++20", "-M", "-I", "include", "-I", ".", header],
         cwd=REPO_ROOT, capture_output=True, text=True, check=True)
-    return set(done.stdout.replace("\\\n", " ").split()[1:])
+    return frozenset(done.stdout.replace("\\\n", " ").split()[1:])
 
 
 def test_a_case_file_does_not_pull_in_perf_event_abseil_or_the_perf_layer():

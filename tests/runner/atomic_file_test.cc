@@ -31,22 +31,18 @@ using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAreArray;
 using Method = AtomicFile::Method;
 using ::pmubench::testing::ListDir;
+using ::pmubench::testing::MakePrivateDir;
 using ::pmubench::testing::MountTinyTmpfs;
 using ::pmubench::testing::ReadFile;
+using ::pmubench::testing::RemoveDirAndFiles;
 
 class AtomicFileTest : public ::testing::TestWithParam<Method> {
  protected:
   void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "pmubench_atomic_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    dir_ = MakePrivateDir(::testing::TempDir() + "pmubench_atomic_");
+    ASSERT_FALSE(dir_.empty()) << "mkdtemp in " << ::testing::TempDir();
   }
-  void TearDown() override {
-    for (const std::string& name : ListDir(dir_)) {
-      unlink((dir_ + "/" + name).c_str());
-    }
-    rmdir(dir_.c_str());
-  }
+  void TearDown() override { RemoveDirAndFiles(dir_); }
   std::string dir_;
 };
 

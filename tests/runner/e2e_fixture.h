@@ -46,16 +46,10 @@ class E2eTest : public ::testing::Test {
     PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
     ASSERT_FALSE(CasesBinary().empty())
         << "pass --e2e_cases=PATH to the e2e_cases binary";
-    std::string pattern = ::testing::TempDir() + "pmubench_e2e_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    dir_ = MakePrivateDir(::testing::TempDir() + "pmubench_e2e_");
+    ASSERT_FALSE(dir_.empty()) << "mkdtemp in " << ::testing::TempDir();
   }
-  void TearDown() override {
-    for (const std::string& name : ListDir(dir_)) {
-      unlink((dir_ + "/" + name).c_str());
-    }
-    rmdir(dir_.c_str());
-  }
+  void TearDown() override { RemoveDirAndFiles(dir_); }
 
   // Runs the cases binary with `args` (shell words).
   Result RunCases(const std::string& args) {

@@ -1,6 +1,6 @@
 // What the end-to-end tests read back from a run: its captured streams,
-// files it wrote, and the columns of its console lines; and the full disk
-// they write to.
+// files it wrote, and the columns of its console lines; and the private
+// directories and the full disk they write to.
 #ifndef PMUBENCH_TESTS_RUNNER_TEXT_OF_RUNS_H_
 #define PMUBENCH_TESTS_RUNNER_TEXT_OF_RUNS_H_
 
@@ -75,6 +75,21 @@ inline std::vector<std::string> ListDir(const std::string& dir) {
     closedir(d);
   }
   return names;
+}
+
+// A new private directory (mkdtemp(3)): `prefix` and six random characters.
+// "" when it cannot be made.
+inline std::string MakePrivateDir(const std::string& prefix) {
+  std::string pattern = prefix + "XXXXXX";
+  return mkdtemp(pattern.data()) != nullptr ? pattern : "";
+}
+
+// Removes `dir` and the files in it (the tests make no subdirectories).
+inline void RemoveDirAndFiles(const std::string& dir) {
+  for (const std::string& name : ListDir(dir)) {
+    unlink((dir + "/" + name).c_str());
+  }
+  rmdir(dir.c_str());
 }
 
 // The numeric field `field` of the first JSON run named `name` in Google
