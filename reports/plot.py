@@ -6,13 +6,14 @@
 With several files the first is the baseline of the comparison plots.
 Exit status: 0 written, 2 bad input or usage (the message names the file)
 or no numpy/scipy/matplotlib here nor in /usr/bin/python3 (which it re-runs
-under when this python3 lacks them: pmubench.interpreter),
+under when this python3 lacks them: pmubench.base.launch),
 128+N stopped by signal N (SIGTERM, SIGINT): OUTDIR is left as it was (or,
 when the signal came after the swap, holds the whole new report) and the
 staging directory is removed.
-The logic lives in the pmubench package (scripts/pmubench/report/);
-reports/pmubench is a symbolic link to it, so that this front imports it
-without touching sys.path.
+The report is the pmubench package's report layer: reports/pmubench is a
+symbolic link to the package (scripts/pmubench), so that this front imports
+it without touching sys.path, and a reader finds the report's modules from
+here: reports/pmubench/report/ (reports/README.md maps them).
 """
 
 from __future__ import annotations
@@ -22,18 +23,17 @@ import os
 import signal
 import sys
 
-from pmubench import interpreter
+from pmubench.base import launch
 
 # Before anything needing numpy, scipy or matplotlib: re-runs under
-# /usr/bin/python3 when this python3 lacks them (as compare.py and merge.py).
-interpreter.ensure("plot.py", interpreter.REPORT_NEEDS)
+# /usr/bin/python3 when this python3 lacks them (as every entry point).
+launch.ensure("plot.py", launch.REPORT_NEEDS)
 
-from pmubench import benchjson  # noqa: E402
+from pmubench.base.exits import EXIT_BAD_INPUT, EXIT_OK, stopped_by  # noqa: E402
+from pmubench.runs import benchjson  # noqa: E402
 from pmubench.report import outdir as outdir_mod  # noqa: E402
 from pmubench.report.progress import Progress  # noqa: E402
 from pmubench.report.write import write_report  # noqa: E402
-
-EXIT_BAD_INPUT = 2
 
 
 def _stop(signum: int, _frame) -> None:
@@ -47,7 +47,7 @@ def _stop(signum: int, _frame) -> None:
     sys.stderr.write(f"{newline}plot.py: stopped by {signal.Signals(signum).name}; "
                      "its staging directory is removed\n")
     sys.stderr.flush()
-    os._exit(128 + signum)
+    os._exit(stopped_by(signum))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -86,7 +86,7 @@ def main(argv: list[str]) -> int:
         return EXIT_BAD_INPUT
     print(f"wrote {len(rep.figures())} plots and "
           f"{os.path.join(args.outdir, 'index.html')}")
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ Exit status: 0 no regression beyond its threshold, 1 at least one,
 catch a slowdown (no instruction-class count that is non-zero, and no time
 with enough repetitions or rounds for the test); --allow-inconclusive
 makes that 0, and every format's headline still says INCONCLUSIVE and why.
-The logic lives in scripts/pmubench/compare/.
+The logic lives in scripts/pmubench/ (verdicts/, render/).
 """
 
 from __future__ import annotations
@@ -20,24 +20,15 @@ import signal
 import sys
 import traceback
 
-EXIT_BAD_INPUT = 2
-_DEBIAN_PYTHON = "/usr/bin/python3"
+from pmubench.base import launch
 
-try:
-    from pmubench import atomic, benchjson
-    from pmubench.compare import comparison, render_json, render_markdown, render_text
-    from pmubench.compare import thresholds
-except ModuleNotFoundError as missing:
-    # `python3` on PATH may be a pyenv shim without scipy/numpy; Debian's
-    # interpreter has them (python3-scipy). Retry there once.
-    if (os.path.exists(_DEBIAN_PYTHON) and not os.environ.get("PMUBENCH_REEXEC")
-            and os.path.realpath(sys.executable) != os.path.realpath(_DEBIAN_PYTHON)):
-        os.environ["PMUBENCH_REEXEC"] = "1"
-        os.execv(_DEBIAN_PYTHON, [_DEBIAN_PYTHON, os.path.abspath(__file__), *sys.argv[1:]])
-    print(f"compare.py: error: {missing}; install python3-scipy and python3-numpy "
-          f"(apt-get install python3-scipy) and run with {_DEBIAN_PYTHON}",
-          file=sys.stderr)
-    sys.exit(EXIT_BAD_INPUT)
+launch.ensure("compare.py", launch.COMPARE_NEEDS)
+
+from pmubench.base import atomic  # noqa: E402
+from pmubench.base.exits import EXIT_BAD_INPUT  # noqa: E402
+from pmubench.render import compare_json, compare_markdown, compare_text  # noqa: E402
+from pmubench.runs import benchjson  # noqa: E402
+from pmubench.verdicts import comparison, thresholds  # noqa: E402
 
 _EPILOG = """\
 how a row is judged:
@@ -220,14 +211,14 @@ def main(argv: list[str] | None = None) -> int:
     result.strict = args.strict
     code = comparison.exit_code(result, args.strict, args.allow_inconclusive)
     if args.format == "json":
-        text = render_json.render(result, code)
+        text = compare_json.render(result, code)
     elif args.format == "markdown":
-        text = render_markdown.render(result)
+        text = compare_markdown.render(result)
     else:
         color = args.color == "always" or (
             args.color == "auto" and args.output is None and sys.stdout.isatty()
             and os.environ.get("NO_COLOR") is None)
-        text = render_text.render(result, color)
+        text = compare_text.render(result, color)
     if args.output:
         try:
             atomic.write_atomically(args.output, text)

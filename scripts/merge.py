@@ -4,7 +4,7 @@
     python3 scripts/merge.py OUT.json IN.json [IN.json ...]
 
 scripts/ci_compare.sh --rounds K joins each side's rounds with this (the
-logic is pmubench.compare.merge). Inputs are read by pmubench.benchjson, as
+logic is pmubench.runs.merge). Inputs are read by pmubench.runs.benchjson, as
 compare.py and plot.py read them. Exit status 2 on bad input, naming the
 file. OUT.json is written whole or not at all: a temp file beside it is
 renamed over it, and SIGTERM, SIGHUP or SIGINT (a CI timeout) remove the
@@ -17,21 +17,23 @@ import json
 import signal
 import sys
 
-from pmubench import interpreter
+from pmubench.base import launch
 
 # The standard library is enough today; the one rule of every entry point
 # (re-run under /usr/bin/python3 when a module it needs is missing) holds
 # as soon as one is added here.
-interpreter.ensure("merge.py", ())
+launch.ensure("merge.py", launch.NO_NEEDS)
 
-from pmubench import atomic, benchjson  # noqa: E402
-from pmubench.compare import merge  # noqa: E402
+from pmubench.base import atomic  # noqa: E402
+from pmubench.base.exits import EXIT_BAD_INPUT, EXIT_OK, stopped_by  # noqa: E402
+from pmubench.runs import benchjson  # noqa: E402
+from pmubench.runs import merge  # noqa: E402
 
 
 def _exit_on(signum: int, _frame) -> None:
     # SystemExit unwinds through atomic.write_atomically, which removes its
     # temp file on any exception; the default action would leave it behind.
-    raise SystemExit(128 + signum)
+    raise SystemExit(stopped_by(signum))
 
 
 def main(argv: list[str]) -> int:
@@ -39,20 +41,20 @@ def main(argv: list[str]) -> int:
         signal.signal(sig, _exit_on)
     if len(argv) < 2:
         print("usage: merge.py OUT.json IN.json [IN.json ...]", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     out, inputs = argv[0], argv[1:]
     try:
         merged = merge.merge_files([benchjson.load(path) for path in inputs])
     except benchjson.BadInput as e:
         print(f"merge.py: error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     try:
         atomic.write_atomically(out, json.dumps(merged, indent=2, allow_nan=False) + "\n")
     except OSError as e:
         print(f"merge.py: error: cannot write {out}: {e.strerror}; check the "
               "directory exists, is writable and has space", file=sys.stderr)
-        return 2
-    return 0
+        return EXIT_BAD_INPUT
+    return EXIT_OK
 
 
 if __name__ == "__main__":

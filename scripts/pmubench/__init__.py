@@ -1,12 +1,41 @@
-"""pmubench's Python tools: the JSON model, compare and report.
+"""pmubench's Python tools in one package, in layers: each folder is a
+layer and imports only from itself and the layers below it (LAYERS;
+scripts/dev/check_layers.py checks that, and that no modules import each
+other in a circle).
 
-  benchjson  loads and validates Google Benchmark JSON as pmubench writes it
-  atomic     writes a file whole or not at all
-  compare/   the pure functions behind scripts/compare.py (and scripts/merge.py)
-  report/    the pure planning and the matplotlib drawing behind reports/plot.py
+  base/      what every tool starts with: launch (the one launch rule:
+             the right interpreter, or what to install), exits (the exit
+             codes), atomic (a file written whole or not at all),
+             stop_signals
+  runs/      reading runs: benchjson (Google Benchmark JSON as pmubench
+             writes it), matching (pairs two files' runs), merge (joins
+             rounds), machines (backend and machine of a file), folded
+             (folded call stacks)
+  verdicts/  statistics and verdicts: stats, thresholds, rows, gates,
+             comparison (compare's verdicts and exit code)
+  render/    compare's output: compare_text, compare_markdown,
+             compare_json, formatting
+  report/    the HTML report behind reports/plot.py: what each figure
+             shows is planned apart from the matplotlib drawing
+  convert/   Google Benchmark source to pmubench (scripts/convert)
+  history/   (to come) the results history behind scripts/history.py
 
-The command lines are thin fronts beside it: scripts/compare.py and
-scripts/merge.py import it directly (their directory is sys.path[0]),
-reports/plot.py through the symbolic link reports/pmubench, and pytest
-through `pythonpath = scripts` in pytest.ini. No code edits sys.path.
+The entry points sit above every layer, beside the package:
+scripts/compare.py, scripts/merge.py, scripts/convert, reports/plot.py
+(reports/pmubench links here), and `python3 -m pmubench.report.profile_plot`.
+Each starts with pmubench.base.launch.ensure().
+
+Standard library only, no syntax newer than Python 3.6: launch imports it.
 """
+
+# Each layer with the layers right below it (each reaches theirs in turn),
+# listed bottom up.
+LAYERS = (
+    ("base", ()),
+    ("runs", ("base",)),
+    ("verdicts", ("runs",)),
+    ("render", ("verdicts",)),
+    ("report", ("render",)),
+    ("convert", ("base",)),
+    ("history", ("report",)),
+)

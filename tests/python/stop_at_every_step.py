@@ -19,7 +19,7 @@ import signal
 import sys
 import tempfile
 
-from pmubench import atomic
+from pmubench.base import atomic
 
 NEW = "new contents\n" * 1000
 

@@ -111,7 +111,7 @@ def test_reports_are_as_readable_as_the_umask_says(tmp_path, fx, mask):
 def test_replacing_a_file_gives_it_the_umask_mode_too(tmp_path):
     """Over an existing file of another mode, the new file has the umask's mode
     (it is a new file, renamed over the old one), and nothing else is left."""
-    from pmubench import atomic
+    from pmubench.base import atomic
     path = tmp_path / "report.md"
     path.write_text("old")
     os.chmod(path, 0o600)

@@ -1,6 +1,6 @@
 """Malformed input to scripts/compare.py and reports/plot.py: every problem
 is a BadInput naming the file (exit 2), never a traceback (exit 1 would read
-as "regression" in CI). The checks live in one place, pmubench.benchjson."""
+as "regression" in CI). The checks live in one place, pmubench.runs.benchjson."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ import random
 
 import pytest
 
-from pmubench import benchjson
-from pmubench.compare import comparison, render_json, render_markdown, render_text
+from pmubench.runs import benchjson
+from pmubench.verdicts import comparison
+from pmubench.render import (compare_json as render_json,
+                             compare_markdown as render_markdown,
+                             compare_text as render_text)
 
 
 def _run(**fields):

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 
 
 def _run(**fields):

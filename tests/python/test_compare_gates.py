@@ -15,7 +15,7 @@ import time
 import pytest
 from conftest import PYTHON, REPO_ROOT
 
-from pmubench.compare import merge
+from pmubench.runs import merge
 
 COMPARE = "scripts/compare.py"
 

@@ -1,11 +1,12 @@
-"""Tests for scripts/pmubench/compare/matching.py: pairing two files' runs."""
+"""Tests for scripts/pmubench/runs/matching.py: pairing two files' runs."""
 
 from __future__ import annotations
 
 import pytest
 
-from pmubench import benchjson
-from pmubench.compare import comparison, matching, merge
+from pmubench.runs import benchjson
+from pmubench.verdicts import comparison
+from pmubench.runs import matching, merge
 
 
 def _iteration(name, rep, reps, unit="ns", **metrics):

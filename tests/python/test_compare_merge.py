@@ -1,4 +1,4 @@
-"""Tests for scripts/pmubench/compare/merge.py (ci_compare.sh --rounds)."""
+"""Tests for scripts/pmubench/runs/merge.py (ci_compare.sh --rounds)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import time
 import pytest
 from conftest import PYTHON
 
-from pmubench import benchjson
-from pmubench.compare import merge
+from pmubench.runs import benchjson
+from pmubench.runs import merge
 
 
 def _doc(path):

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 
-from pmubench import benchjson
-from pmubench.compare import comparison, formatting, render_markdown, stats
+from pmubench.runs import benchjson
+from pmubench.verdicts import comparison, stats
+from pmubench.render import formatting, compare_markdown as render_markdown
 
 
 def test_markdown_details_stay_under_githubs_comment_limit(fixture_path):
@@ -51,7 +52,7 @@ def test_change_and_interval_formatting():
 
 
 def test_json_report_is_the_dict_one_row_a_line(fixture_path):
-    from pmubench.compare import render_json
+    from pmubench.render import compare_json as render_json
     import json
     base = benchjson.load(str(fixture_path("compare", "instr_base.json")))
     cont = benchjson.load(str(fixture_path("compare", "missing_extra.json")))
@@ -74,7 +75,7 @@ def test_interval_heading_says_when_rows_carry_a_lower_level():
 
 
 def test_text_and_markdown_headers_explain_rows_at_a_lower_level(fixture_path):
-    from pmubench.compare import render_text
+    from pmubench.render import compare_text as render_text
     base = benchjson.load(str(fixture_path("compare", "instr_base.json")))
     cont = benchjson.load(str(fixture_path("compare", "instr_regression.json")))
     for reps in (None, 3):  # every repetition (95% reached), then 3 a side

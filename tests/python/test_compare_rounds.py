@@ -4,10 +4,13 @@ Google Benchmark files."""
 
 from __future__ import annotations
 
-from pmubench import benchjson
-from pmubench.compare import comparison as cmp
-from pmubench.compare import (merge, render_json, render_markdown, render_text, stats,
-                              thresholds)
+from pmubench.runs import benchjson
+from pmubench.verdicts import comparison as cmp
+from pmubench.runs import merge
+from pmubench.render import (compare_json as render_json,
+                             compare_markdown as render_markdown,
+                             compare_text as render_text)
+from pmubench.verdicts import stats, thresholds
 
 
 def _run_file(times: dict[str, list[float]], extra: dict[str, float] | None = None,

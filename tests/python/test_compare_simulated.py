@@ -10,9 +10,11 @@ import json
 
 import pytest
 
-from pmubench import benchjson
-from pmubench.compare import comparison as cmp
-from pmubench.compare import machines, matching, render_markdown, render_text, thresholds
+from pmubench.runs import benchjson
+from pmubench.verdicts import comparison as cmp
+from pmubench.runs import machines, matching
+from pmubench.render import compare_markdown as render_markdown, compare_text as render_text
+from pmubench.verdicts import thresholds
 
 GEOMETRY = "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64"
 

@@ -1,4 +1,4 @@
-"""Tests for scripts/pmubench/compare/stats.py."""
+"""Tests for scripts/pmubench/verdicts/stats.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from pmubench.compare import stats
+from pmubench.verdicts import stats
 
 
 def test_relative_change():

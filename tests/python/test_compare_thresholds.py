@@ -1,10 +1,10 @@
-"""Tests for scripts/pmubench/compare/thresholds.py."""
+"""Tests for scripts/pmubench/verdicts/thresholds.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from pmubench.compare import thresholds as th
+from pmubench.verdicts import thresholds as th
 
 
 @pytest.mark.parametrize("metric, cls", [

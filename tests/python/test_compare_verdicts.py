@@ -1,12 +1,13 @@
-"""Tests for scripts/pmubench/compare/comparison.py: the verdict rules."""
+"""Tests for scripts/pmubench/verdicts/comparison.py: the verdict rules."""
 
 from __future__ import annotations
 
 import statistics
 
-from pmubench import benchjson
-from pmubench.compare import comparison as cmp
-from pmubench.compare import matching, thresholds
+from pmubench.runs import benchjson
+from pmubench.verdicts import comparison as cmp
+from pmubench.runs import matching
+from pmubench.verdicts import thresholds
 
 
 def _side(values, source=matching.REPETITIONS):

@@ -10,7 +10,7 @@ import subprocess
 import matplotlib.image
 import pytest
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 from pmubench.report import render, series
 
 

@@ -406,7 +406,7 @@ def test_what_cannot_be_converted_exits_1_and_is_listed(tmp_path):
 def test_a_failed_write_leaves_the_file_as_it_was(tmp_path, monkeypatch):
     """The write is atomic: when it fails, the old file stays whole and no
     temporary file is left beside it."""
-    from pmubench import atomic
+    from pmubench.base import atomic
     path = tmp_path / "bench.cc"
     path.write_text("old contents")
 

@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 from pmubench.report import flame_plot
-from pmubench.report.folded import parse_folded
+from pmubench.runs.folded import parse_folded
 
 FOLDED = """\
 BM_A;[unknown];(anonymous namespace)::Hot() 300

@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from pmubench import benchjson
-from pmubench.compare import comparison
-from pmubench.compare import thresholds as th
+from pmubench.runs import benchjson
+from pmubench.verdicts import comparison
+from pmubench.verdicts import thresholds as th
 from pmubench.report import series
 
 

@@ -12,8 +12,8 @@ import sys
 import matplotlib.image
 import pytest
 
-from pmubench import benchjson
-from pmubench.compare import comparison
+from pmubench.runs import benchjson
+from pmubench.verdicts import comparison
 from pmubench.report import build as report
 from pmubench.report import outdir as outdir_mod
 from pmubench.report import series
@@ -498,7 +498,7 @@ def test_the_comparison_section_shows_compare_py_verdicts(pair):
     c = comparison.compare(benchjson.load(BASE), benchjson.load(CONTENDER))
     with open(os.path.join(pair, "index.html"), encoding="utf-8") as f:
         page = f.read()
-    from pmubench.compare import render_text
+    from pmubench.render import compare_text as render_text
     assert html.escape(render_text.result_line(c)) in page
     changed = [r for r in c.rows if r.verdict in (comparison.REGRESSION,
                                                   comparison.IMPROVEMENT)]

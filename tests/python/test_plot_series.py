@@ -6,7 +6,7 @@ import statistics
 
 import pytest
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 from pmubench.report import series
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -172,7 +172,7 @@ def test_time_scale_and_si_scale():
 
 
 def test_changes_are_compare_py_rows_with_their_verdicts():
-    from pmubench.compare import comparison
+    from pmubench.verdicts import comparison
 
     def bench(path, values, instructions):
         runs = [{"name": name, "run_name": name, "run_type": "iteration",

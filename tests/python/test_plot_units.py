@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from pmubench import benchjson
-from pmubench.compare import comparison
+from pmubench.runs import benchjson
+from pmubench.verdicts import comparison
 from pmubench.report import build, html_page, render, series
 from pmubench.report import write as report_write
 

@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pmubench import benchjson
-from pmubench.compare import comparison
-from pmubench.compare import formatting as compare_fmt
-from pmubench.compare import render_text as compare_text
-from pmubench.compare import stats as compare_stats
+from pmubench.runs import benchjson
+from pmubench.verdicts import comparison
+from pmubench.render import formatting as compare_fmt
+from pmubench.render import compare_text
+from pmubench.verdicts import stats as compare_stats
 from pmubench.report import render
 from pmubench.report import series
 

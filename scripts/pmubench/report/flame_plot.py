@@ -20,7 +20,7 @@ import hashlib
 import re
 from html import escape as _html_escape
 
-from pmubench.report.folded import Frame
+from pmubench.runs.folded import Frame
 
 WIDTH_PX = 1200
 ROW_PX = 17

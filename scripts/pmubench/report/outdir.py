@@ -29,8 +29,8 @@ import shutil
 import stat
 import tempfile
 
-from pmubench import stop_signals
-from pmubench.benchjson import BadInput
+from pmubench.base import stop_signals
+from pmubench.runs.benchjson import BadInput
 
 MARKER = ".pmubench-report"
 _AT_FDCWD = -100

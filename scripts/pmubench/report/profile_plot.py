@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 if __name__ == "__main__":  # python3 -m pmubench.report.profile_plot
-    from pmubench import interpreter
-    interpreter.ensure("profile_plot", interpreter.REPORT_NEEDS)
+    from pmubench.base import launch
+    launch.ensure("profile_plot", launch.REPORT_NEEDS)
 
-from pmubench import benchjson  # noqa: E402
-from pmubench.benchjson import BadInput  # noqa: E402
+from pmubench.base.exits import EXIT_BAD_INPUT, EXIT_OK  # noqa: E402
+from pmubench.runs import benchjson  # noqa: E402
+from pmubench.runs.benchjson import BadInput  # noqa: E402
 from pmubench.report import render  # noqa: E402
 from pmubench.report.build import PngNames  # noqa: E402
 
@@ -125,12 +126,12 @@ def main(argv: list[str] | None = None) -> int:
         cases = profiles(args.json)
     except BadInput as e:
         print(f"profile_plot: error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     os.makedirs(args.outdir, exist_ok=True)
     names = PngNames()  # distinct cases whose names slug alike get .2, .3
     for case in cases:
         plot_case(case, os.path.join(args.outdir, names.take(case.run_name)))
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

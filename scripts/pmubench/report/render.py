@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator  # noqa: E402
 
-from pmubench.compare import comparison as pm_comparison  # noqa: E402
+from pmubench.verdicts import comparison as pm_comparison  # noqa: E402
 from pmubench.report import series  # noqa: E402
 
 WIDTH_IN = 11.0

@@ -22,9 +22,9 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from pmubench import benchjson
-from pmubench.compare import matching
-from pmubench.compare import comparison as pm_comparison
+from pmubench.runs import benchjson
+from pmubench.runs import matching
+from pmubench.verdicts import comparison as pm_comparison
 
 
 @dataclass(frozen=True)
@@ -456,7 +456,7 @@ def cache_markers(context: dict[str, Any]) -> list[tuple[float, str]]:
 @dataclass(frozen=True)
 class Change:
     """Contender vs baseline for one benchmark and metric, in percent, with
-    scripts/compare.py's own verdict (pmubench.compare.comparison)."""
+    scripts/compare.py's own verdict (pmubench.verdicts.comparison)."""
     key: str
     percent: float
     low: Optional[float]   # None without 2+ repetitions on both sides

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from typing import Callable
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 from pmubench.report import build, html_page, outdir as outdir_mod
 from pmubench.report.flame_plot import flame_svg
-from pmubench.report.folded import read_folded
+from pmubench.runs.folded import read_folded
 from pmubench.report.profile_plot import CaseProfile, plot_case, profiles_of
 
 

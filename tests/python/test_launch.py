@@ -1,6 +1,7 @@
-"""One behaviour for every entry point under a `python3` without numpy
-(issue 23, item 9): reports/plot.py, scripts/merge.py, scripts/compare.py
-and `python3 -m pmubench.report.profile_plot`, run by a user whose
+"""One launch rule for every entry point (pmubench.base.launch.ensure) and
+one behaviour under a `python3` without numpy (issue 23, item 9; issue 32,
+item 1): reports/plot.py, scripts/merge.py, scripts/compare.py and
+`python3 -m pmubench.report.profile_plot`, run by a user whose
 `python3` on PATH is a pyenv interpreter (here: a venv made from one,
 --without-pip, so it has nothing but the standard library), do what they do
 under Debian's /usr/bin/python3; where that cannot help, each says what to
@@ -58,15 +59,6 @@ def fake_python(request, tmp_path_factory) -> Path:
     pytest.skip(f"no {request.param} interpreter to make a numpy-less venv from")
 
 
-def _compare_py_in_a_debian_venv(request, name):
-    if name == "compare.py" and request.node.callspec.params.get("fake_python") == "debian-venv":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "scripts/compare.py keeps its own copy of the rule, which skips the "
-            "re-exec when realpath(sys.executable) is /usr/bin/python3: true of a "
-            "venv made from it, which lacks Debian's packages; calling "
-            "pmubench.interpreter.ensure() there fixes it")))
-
-
 def run(bin_dir: Path | None, args: list, cwd: Path = REPO_ROOT, **env):
     """`python3 ARGS` as a user types it: python3 found on PATH, the fake
     one first (bin_dir), or Debian's when bin_dir is None."""
@@ -119,8 +111,7 @@ def _written(path):
 @pytest.mark.parametrize("name", ["plot.py", "merge.py", "compare.py",
                                   "-m pmubench.report.profile_plot"])
 def test_an_entry_point_under_a_python3_without_numpy_does_what_debians_does(
-        request, fake_python, tmp_path, name):
-    _compare_py_in_a_debian_venv(request, name)
+        fake_python, tmp_path, name):
     args, cwd, out = _entry_points(tmp_path / "fake")[name]
     fake = run(fake_python, args, cwd)
     assert "Traceback" not in fake.stderr, fake.stderr
@@ -173,17 +164,22 @@ def _top_level_imports(tree: ast.Module):
                 imports += [(stmt.lineno, a.name) for a in stmt.names]
             elif isinstance(stmt, ast.ImportFrom) and stmt.module:
                 imports.append((stmt.lineno, stmt.module))
-            elif "interpreter.ensure(" in ast.unparse(stmt):
+            elif (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                  and ast.unparse(stmt.value.func) == "launch.ensure"):
                 ensures.append(stmt.lineno)
     return imports, ensures
 
 
+ENTRY_POINTS = ("reports/plot.py", "scripts/compare.py", "scripts/merge.py",
+                "scripts/convert", "scripts/pmu-vm", "scripts/test")
+
+
 def _entry_point_files() -> list[Path]:
-    """reports/plot.py, scripts/merge.py, and every pmubench module that can
-    be run with -m (it has an `if __name__ == "__main__":` block)."""
-    files = [REPO_ROOT / "reports" / "plot.py", SCRIPTS / "merge.py"]
+    """The command lines, and every pmubench module that can be run with
+    -m (it has an `if __name__ == "__main__":` block)."""
+    files = [REPO_ROOT / name for name in ENTRY_POINTS]
     for path in sorted((SCRIPTS / "pmubench").rglob("*.py")):
-        if "__main__" in path.read_text(encoding="utf-8"):
+        if 'if __name__ == "__main__":' in path.read_text(encoding="utf-8"):
             files.append(path)
     return files
 
@@ -194,13 +190,13 @@ STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 @pytest.mark.parametrize("path", _entry_point_files(),
                          ids=lambda p: str(p.relative_to(REPO_ROOT)))
 def test_every_entry_point_calls_ensure_before_importing_more_than_the_stdlib(path):
-    """A module added later for `python3 -m` gets the same rule, or this
-    fails. (scripts/compare.py writes the same rule out at its top.)"""
+    """Each starts the same way; a module added later for `python3 -m` gets
+    the same rule, or this fails."""
     imports, ensures = _top_level_imports(ast.parse(path.read_text(encoding="utf-8")))
-    assert ensures, f"{path} does not call interpreter.ensure()"
+    assert ensures, f"{path} does not call launch.ensure()"
     first = ensures[0]
     for line, module in imports:
         top = module.split(".")[0]
-        if top in STDLIB or module in ("pmubench", "pmubench.interpreter"):
+        if top in STDLIB or module in ("pmubench.base", "pmubench.base.launch"):
             continue
-        assert line > first, f"{path}:{line}: imports {module} before interpreter.ensure()"
+        assert line > first, f"{path}:{line}: imports {module} before launch.ensure()"

@@ -72,7 +72,7 @@ import math
 import textwrap
 from dataclasses import dataclass
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 
 
 @dataclass(frozen=True)

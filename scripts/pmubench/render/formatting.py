@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from pmubench.compare import comparison, gates, stats
+from pmubench.verdicts import comparison, gates, stats
 
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 

@@ -79,22 +79,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pmubench import benchjson
-from pmubench.compare import gates, machines, matching, stats, thresholds
-
-REGRESSION = "regression"
-IMPROVEMENT = "improvement"
-NO_CHANGE = "no significant change"
-NOT_GATED = "not gated"
-
-U_TEST = "u-test"
-# Metric classes (thresholds.CLASSES) whose value is set by the code, not the
-# machine: with simulated counts (Threshold.deterministic), the only ones a
-# sample too small for the test may gate.
-DETERMINISTIC_CLASSES = ("deterministic",)
-FEW_REPS = "few reps"
-FEW_ROUNDS = "few rounds"
-THRESHOLD_ONLY = "threshold only"
+from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
+from pmubench.runs import benchjson
+from pmubench.verdicts import gates, stats, thresholds
+from pmubench.runs import machines, matching
+# The row model lives in rows.py; its names are comparison's too.
+from pmubench.verdicts.rows import (  # noqa: F401
+    FEW_REPS, FEW_ROUNDS, IMPROVEMENT, NO_CHANGE, NOT_GATED, REGRESSION, THRESHOLD_ONLY,
+    U_TEST, Row, Side)
 
 # Context keys whose difference between the two files is worth a note
 # (not mhz_per_cpu: Google Benchmark reads the current clock, which moves;
@@ -102,40 +94,6 @@ THRESHOLD_ONLY = "threshold only"
 _CONTEXT_KEYS = (
     "library_build_type", "pmubench_version", "pmubench_events",
     "pmubench_pinned", "pmubench_exclude_kernel", "pmubench_notice")
-
-
-@dataclass
-class Side:
-    center: float
-    n: int
-    source: str             # matching.REPETITIONS, ... SINGLE_RUN
-    values: list[float]
-    rounds: int = 1         # runs merged into the file, in order
-
-    def round_medians(self) -> list[float]:
-        """Each run's median (the whole sample as one run when the
-        repetitions do not split evenly into the file's rounds)."""
-        if self.source != matching.REPETITIONS or self.n % self.rounds:
-            return [stats.median(self.values)]
-        size = self.n // self.rounds
-        return [stats.median(self.values[i * size:(i + 1) * size])
-                for i in range(self.rounds)]
-
-
-@dataclass
-class Row:
-    benchmark: str
-    metric: str
-    unit: str               # time unit for times, "" otherwise
-    baseline: Side
-    contender: Side
-    change: float           # relative, e.g. 0.05 for +5%; may be +-inf
-    p_value: float | None
-    interval: stats.Interval | None
-    mode: str
-    threshold: thresholds.Threshold
-    higher_is_better: bool
-    verdict: str
 
 
 @dataclass
@@ -441,11 +399,6 @@ def _comparison_notes(baseline: benchjson.BenchFile, contender: benchjson.BenchF
     return notes
 
 
-EXIT_PASS = 0
-EXIT_REGRESSION = 1
-EXIT_INCONCLUSIVE = 4
-
-
 def exit_code(comparison: Comparison, strict: bool | None = None,
               allow_inconclusive: bool = False) -> int:
     """1 when a gated metric regressed (or, with strict, when a baseline
@@ -460,12 +413,12 @@ def exit_code(comparison: Comparison, strict: bool | None = None,
         return EXIT_REGRESSION
     if comparison.inconclusive is not None and not allow_inconclusive:
         return EXIT_INCONCLUSIVE
-    return EXIT_PASS
+    return EXIT_OK
 
 
 def result_word(comparison: Comparison) -> str:
     """'fail', 'inconclusive' or 'pass': what every format's headline says
     (inconclusive even when --allow-inconclusive makes the exit 0)."""
-    if exit_code(comparison, allow_inconclusive=True) != EXIT_PASS:
+    if exit_code(comparison, allow_inconclusive=True) != EXIT_OK:
         return "fail"
     return "inconclusive" if comparison.inconclusive is not None else "pass"

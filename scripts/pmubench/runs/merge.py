@@ -4,7 +4,7 @@ scripts/ci_compare.sh --rounds K runs the base and the change alternately,
 K times each, so that a change in the machine's load during the job hits
 both sides alike instead of only the side that ran second; this joins each
 side's rounds (front: scripts/merge.py). Every input is read by
-pmubench.benchjson, the reader compare.py and plot.py use, so merge.py
+pmubench.runs.benchjson, the reader compare.py and plot.py use, so merge.py
 accepts and refuses the same files they do. Every per-repetition run of
 every input is kept, in input order, renumbered (repetition_index 0..N-1,
 repetitions N per benchmark and registration: two registrations that give
@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 
 
 def _finite(value: Any) -> Any:

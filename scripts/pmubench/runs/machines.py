@@ -20,10 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 
 PERF_EVENT = "perf_event"
-CALLGRIND = "callgrind"
 
 
 @dataclass(frozen=True)

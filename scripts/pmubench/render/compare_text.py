@@ -5,9 +5,9 @@ result and why, different machines, simulated counts."""
 
 from __future__ import annotations
 
-from pmubench.compare import comparison as cmp
-from pmubench.compare import formatting as fmt
-from pmubench.compare import machines
+from pmubench.verdicts import comparison as cmp
+from pmubench.render import formatting as fmt
+from pmubench.runs import machines
 
 _RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m", "\033[0m"
 _YELLOW = "\033[33m"

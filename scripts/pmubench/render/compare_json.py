@@ -33,8 +33,8 @@ import json
 import math
 from typing import Any
 
-from pmubench.compare import comparison as cmp
-from pmubench.compare import gates, stats
+from pmubench.verdicts import comparison as cmp
+from pmubench.verdicts import gates, stats
 
 
 def _finite(x: float | None) -> float | None:

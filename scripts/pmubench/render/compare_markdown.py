@@ -7,9 +7,11 @@ collapsed section), the geomeans, then every row inside <details>."""
 
 from __future__ import annotations
 
-from pmubench.compare import comparison as cmp
-from pmubench.compare import formatting as fmt
-from pmubench.compare import gates, machines, render_text
+from pmubench.verdicts import comparison as cmp
+from pmubench.render import formatting as fmt
+from pmubench.verdicts import gates
+from pmubench.runs import machines
+from pmubench.render import compare_text
 
 # GitHub rejects comments over 65,536 characters; a row is about 130.
 MAX_DETAIL_ROWS = 250
@@ -119,5 +121,5 @@ def render(c: cmp.Comparison) -> str:
     out += ["", f"<details><summary>{summary}</summary>", ""]
     out += _table(shown, c.alpha)
     out += ["", "</details>", ""]
-    out += [f"- {_escape(line)}" for line in render_text.summary_lines(c)]
+    out += [f"- {_escape(line)}" for line in compare_text.summary_lines(c)]
     return "\n".join(out) + "\n"

@@ -6,7 +6,7 @@ import contextlib
 import os
 import tempfile
 
-from pmubench import stop_signals
+from pmubench.base import stop_signals
 
 
 def _umask() -> int:

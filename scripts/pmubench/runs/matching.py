@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 
 REPETITIONS = "repetitions"
 MEDIAN_AGGREGATE = "median aggregate"

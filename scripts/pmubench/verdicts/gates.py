@@ -31,13 +31,12 @@ from __future__ import annotations
 import difflib
 import fnmatch
 from collections import Counter
-from typing import TYPE_CHECKING
 
-from pmubench import benchjson
-from pmubench.compare import matching, stats, thresholds
-
-if TYPE_CHECKING:  # the row type; comparison imports this module
-    from pmubench.compare.comparison import Row
+from pmubench.runs import benchjson
+from pmubench.runs import matching
+from pmubench.verdicts import stats, thresholds
+from pmubench.verdicts.rows import (FEW_REPS, FEW_ROUNDS, NOT_GATED, THRESHOLD_ONLY,
+                                    U_TEST, Row)
 
 # Deterministic-class values a benchmark declares rather than counts
 # (benches/accuracy.cc's expected_instructions): they move only when the
@@ -61,7 +60,6 @@ def is_counting(row: Row) -> bool:
 
 
 def catches_slowdown(row: Row) -> bool:
-    from pmubench.compare.comparison import NOT_GATED, U_TEST
     if row.verdict == NOT_GATED:
         return False
     if row.threshold.deterministic:
@@ -110,7 +108,6 @@ def test_cause(rows: list[Row], alpha: float, baseline_path: str,
     """Why machine-dependent rows, gated in principle, were not tested:
     'times need 4 rounds a side for the test at alpha 0.05; these files
     have 2 (ci_compare.sh --rounds 4)'."""
-    from pmubench.compare.comparison import FEW_REPS, FEW_ROUNDS, THRESHOLD_ONLY
     subject, need = _subject(rows)
     k = needed_size(alpha)
     modes = Counter(r.mode for r in rows)
@@ -261,7 +258,6 @@ def refused_thresholds(rows: list[Row], overrides: list[thresholds.Override],
                        ) -> list[str]:
     """One message per --threshold rule with a percentage (not "default")
     whose every row is "not gated": the files cannot support it."""
-    from pmubench.compare.comparison import NOT_GATED
     out = []
     for text in dict.fromkeys(thresholds.override_text(o) for o in overrides
                               if o.selector != "default" and o.threshold_pct is not None):

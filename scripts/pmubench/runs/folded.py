@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 
 
 @dataclass

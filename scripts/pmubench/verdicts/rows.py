@@ -1,0 +1,60 @@
+"""One row of a comparison: a (metric, benchmark) pair, its two sides, the
+mode that judged it and its verdict (comparison.py explains the modes).
+
+Apart from comparison.py so that gates.py, which judges what rows could
+catch, and comparison.py, which builds them and calls gates.py, both
+import it and not each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pmubench.runs import matching
+from pmubench.verdicts import stats, thresholds
+
+# Verdicts.
+REGRESSION = "regression"
+IMPROVEMENT = "improvement"
+NO_CHANGE = "no significant change"
+NOT_GATED = "not gated"
+
+# Modes.
+U_TEST = "u-test"
+FEW_REPS = "few reps"
+FEW_ROUNDS = "few rounds"
+THRESHOLD_ONLY = "threshold only"
+
+
+@dataclass
+class Side:
+    center: float
+    n: int
+    source: str             # matching.REPETITIONS, ... SINGLE_RUN
+    values: list[float]
+    rounds: int = 1         # runs merged into the file, in order
+
+    def round_medians(self) -> list[float]:
+        """Each run's median (the whole sample as one run when the
+        repetitions do not split evenly into the file's rounds)."""
+        if self.source != matching.REPETITIONS or self.n % self.rounds:
+            return [stats.median(self.values)]
+        size = self.n // self.rounds
+        return [stats.median(self.values[i * size:(i + 1) * size])
+                for i in range(self.rounds)]
+
+
+@dataclass
+class Row:
+    benchmark: str
+    metric: str
+    unit: str               # time unit for times, "" otherwise
+    baseline: Side
+    contender: Side
+    change: float           # relative, e.g. 0.05 for +5%; may be +-inf
+    p_value: float | None
+    interval: stats.Interval | None
+    mode: str
+    threshold: thresholds.Threshold
+    higher_is_better: bool
+    verdict: str
