@@ -148,3 +148,21 @@ def test_one_instruction_more_in_a_hundred_is_a_regression():
     cont = cmp.Side(103.0, 1, matching.SINGLE_RUN, [103.0])
     judged = cmp.judge(base, cont, exact, higher_is_better=False, alpha=0.05)
     assert judged.verdict == cmp.REGRESSION
+
+
+def test_a_file_without_the_simulated_counts_is_named_not_metrics(run_tool, fx, tmp_path):
+    # Issue 31, item 9: no --metrics was given; the contender lacks every
+    # callgrind/ count (a run without --pmubench_simulate's counters).
+    contender = json.loads(open(fx("callgrind_base.json")).read())
+    for run in contender["benchmarks"]:
+        for key in [k for k in run if k.startswith("callgrind/")]:
+            del run[key]
+    path = tmp_path / "no_counts.json"
+    path.write_text(json.dumps(contender))
+    proc = run_tool("scripts/compare.py", fx("callgrind_base.json"), str(path),
+                    "--format", "json")
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    reason = _report(proc)["reason"]
+    assert "--metrics" not in reason
+    assert reason.startswith(f"{path} lacks the instruction-class counters the other "
+                             "file has (callgrind/instructions/")

@@ -305,7 +305,7 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
     gates.check_selectors(overrides, metric_patterns, file_metrics,
                           baseline.path, contender.path)
     pairing = matching.pair(baseline, contender)
-    metrics = [m for m in file_metrics if selected(m, metric_patterns)]
+    metrics = selected_metrics = [m for m in file_metrics if selected(m, metric_patterns)]
     # Each row's sides first; then the tests, many rows at once; then verdicts.
     staged, pending = _stage_rows(pairing, metrics, overrides,
                                   rounds_of(baseline), rounds_of(contender))
@@ -321,7 +321,9 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
     metrics = [m for m in metrics if m in by_metric]
     geomeans = [_geomean(metric, by_metric[metric]) for metric in metrics]
     notes = _comparison_notes(baseline, contender, pairing, rows, metrics)
-    reason = gates.inconclusive_reason(rows, file_metrics, alpha,
+    seen = gates.MetricsSeen(file_metrics, selected_metrics,
+                             _lacking(baseline, contender))
+    reason = gates.inconclusive_reason(rows, seen, alpha,
                                        baseline.path, contender.path) if rows else None
     warnings = (gates.blind_warnings(rows, alpha, baseline.path, contender.path)
                 if reason is None else [])
@@ -330,6 +332,13 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
         notes, warnings, reason,
         gates.refused_thresholds(rows, overrides, alpha, baseline.path, contender.path),
         backend, machines.machine_differences(baseline.context, contender.context))
+
+
+def _lacking(baseline: benchjson.BenchFile, contender: benchjson.BenchFile
+             ) -> dict[str, str]:
+    """Each metric only one file has, with the path of the file lacking it."""
+    b, c = set(baseline.metric_names()), set(contender.metric_names())
+    return {**{m: contender.path for m in b - c}, **{m: baseline.path for m in c - b}}
 
 
 def _stage_rows(pairing: matching.Pairing, metrics: list[str],

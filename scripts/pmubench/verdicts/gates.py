@@ -31,6 +31,7 @@ from __future__ import annotations
 import difflib
 import fnmatch
 from collections import Counter
+from dataclasses import dataclass, field
 
 from pmubench.runs import benchjson
 from pmubench.runs import matching
@@ -142,17 +143,45 @@ def test_cause(rows: list[Row], alpha: float, baseline_path: str,
     return f"{subject} were not tested"
 
 
-def _counter_cause(rows: list[Row], file_metrics: list[str]) -> str | None:
+@dataclass
+class MetricsSeen:
+    """Which metrics the comparison could have had rows of: those of
+    either file, those --metrics selected (every one without it), and
+    each metric one file lacks, with the path of that file."""
+    in_files: list[str]
+    selected: list[str]
+    lacking: dict[str, str] = field(default_factory=dict)
+
+
+def _no_counter_rows_cause(seen: MetricsSeen) -> str:
+    """Why no row counts instructions: --metrics left the counters out,
+    a file lacks them, or neither file has one."""
+    counters = [m for m in seen.in_files
+                if thresholds.resolve(m, []).deterministic and not is_declared(m)]
+    if not counters:
+        return "no instruction-class counter in either file"
+    left_out = [m for m in counters if m not in seen.selected]
+    if left_out:
+        return ("--metrics left out the instruction-class counters "
+                f"({', '.join(left_out[:4])})")
+    by_file: dict[str, list[str]] = {}
+    for m in counters:
+        if m in seen.lacking:
+            by_file.setdefault(seen.lacking[m], []).append(m)
+    if by_file:
+        return "; ".join(f"{path} lacks the instruction-class counters the other "
+                         f"file has ({', '.join(names[:4])})"
+                         for path, names in by_file.items())
+    return ("no benchmark of both files has the instruction-class counters "
+            f"({', '.join(counters[:4])})")
+
+
+def _counter_cause(rows: list[Row], seen: MetricsSeen) -> str | None:
     """Why no instruction-class row catches a slowdown, or None when one
     could."""
     counting = [r for r in rows if is_counting(r)]
     if not counting:
-        in_files = [m for m in file_metrics
-                    if thresholds.resolve(m, []).deterministic and not is_declared(m)]
-        if in_files:
-            return ("--metrics left out the instruction-class counters "
-                    f"({', '.join(in_files[:4])})")
-        return "no instruction-class counter in either file"
+        return _no_counter_rows_cause(seen)
     gated = [r for r in counting if r.threshold.pct is not None]
     if not gated:
         sources = ", ".join(dict.fromkeys(r.threshold.source for r in counting))
@@ -165,7 +194,7 @@ def _counter_cause(rows: list[Row], file_metrics: list[str]) -> str | None:
     return None
 
 
-def _machine_cause(rows: list[Row], file_metrics: list[str], alpha: float,
+def _machine_cause(rows: list[Row], seen: MetricsSeen, alpha: float,
                    baseline_path: str, contender_path: str) -> str | None:
     """Why no machine-dependent row catches a slowdown, or None."""
     machine = [r for r in rows if not r.threshold.deterministic]
@@ -178,12 +207,12 @@ def _machine_cause(rows: list[Row], file_metrics: list[str], alpha: float,
         sources = ", ".join(dict.fromkeys(r.threshold.source for r in off))
         return f"the time thresholds are off (--threshold {sources})"
     if not any(thresholds.is_time(r.metric) for r in rows) and any(
-            thresholds.is_time(m) for m in file_metrics):
+            thresholds.is_time(m) for m in seen.in_files):
         return "--metrics left out the times"
     return None
 
 
-def inconclusive_reason(rows: list[Row], file_metrics: list[str], alpha: float,
+def inconclusive_reason(rows: list[Row], seen: MetricsSeen, alpha: float,
                         baseline_path: str, contender_path: str) -> str | None:
     """None when some row catches a slowdown; else why nothing does."""
     if any(catches_slowdown(r) for r in rows):
@@ -196,8 +225,8 @@ def inconclusive_reason(rows: list[Row], file_metrics: list[str], alpha: float,
         names = ", ".join(dict.fromkeys(r.metric for r in rows))
         return (f"only metrics that are never gated were compared ({names}): "
                 "they describe the machine, not the code")
-    causes = [c for c in (_counter_cause(rows, file_metrics),
-                          _machine_cause(rows, file_metrics, alpha,
+    causes = [c for c in (_counter_cause(rows, seen),
+                          _machine_cause(rows, seen, alpha,
                                          baseline_path, contender_path)) if c]
     text = "; ".join(causes) or "no row was gated"
     if any(c.startswith("no instruction-class") for c in causes):
