@@ -1,6 +1,6 @@
 """scripts/convert: rewriting Google Benchmark source to pmubench.
 
-The rewriting functions (scripts/pmubench/convert.py) on small sources, and
+The rewriting functions (scripts/pmubench/convert/) on small sources, and
 the command line on files. tests/convert/ builds and runs the converted
 sources of tests/convert/gbench (CTest: convert.*)."""
 

@@ -6,6 +6,8 @@ is not another scan of the whole file.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 
 
@@ -137,8 +139,48 @@ def split_args(code: str, open_at: int, close_at: int) -> list[tuple[int, int]]:
     return spans
 
 
+@functools.lru_cache(maxsize=8)
+def _line_starts(text: str) -> list[int]:
+    """The offset where each line of text starts (counted once per text:
+    convert asks for the line of every change)."""
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
 def line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+    """The 1-based line of text that holds offset."""
+    return bisect.bisect_right(_line_starts(text), offset)
+
+
+# A name, then what follows it in a call or a definition: `(`, with a
+# template argument list before it or not.
+CALL_TAIL = r"\s*(?:<[^;{}()]*>\s*)?\("
+# A member of a class defined outside it: `Table::SetUp(`, `Table<T>::~Table(`.
+MEMBER_TAIL = r"\s*(?:<[^;{}()]*>\s*)?::\s*~?\w+\s*\("
+
+
+class NameIndex:
+    """Where each name is followed by `tail` in code, found in one scan:
+    of(name) gives what re.finditer(name + tail) would, without scanning
+    the whole file once per name (which made convert quadratic in its
+    cases)."""
+
+    def __init__(self, code: str, tail: str):
+        self._code = code
+        self._at: dict[str, list[tuple[int, int]]] = {}
+        for m in re.finditer(r"(?<![\w])(\w+)(?=(" + tail + "))", code):
+            self._at.setdefault(m.group(1), []).append((m.start(), m.end(2)))
+
+    def of(self, name: str, plain: bool = False) -> list[tuple[int, int]]:
+        """(start, end) of each non-overlapping `name` + tail; with plain,
+        only those without a template argument list (name + `\\s*\\(`)."""
+        out, end = [], -1
+        for start, stop in self._at.get(name, ()):
+            if start >= end:
+                out.append((start, stop))
+                end = stop
+        if plain:
+            out = [(a, b) for a, b in out if "<" not in self._code[a:b]]
+        return out
 
 
 _DEFINE_RE = re.compile(r"#\s*define\s+(\w+)\(([^)]*)\)")
@@ -150,15 +192,26 @@ def enclosing_define(code: str, pos: int) -> tuple[str, list[str]] | None:
     while True:
         nl = code.rfind("\n", 0, start)
         # A line that ends in a backslash continues onto the next.
-        if nl > 0 and code[:nl].rstrip(" \t\r").endswith("\\"):
+        if nl > 0 and _ends_in_backslash(code, nl):
             start = nl
             continue
         break
-    line_start = nl + 1
-    m = _DEFINE_RE.match(code, line_start + (len(code[line_start:]) - len(code[line_start:].lstrip(" \t"))))
+    first = nl + 1
+    while first < len(code) and code[first] in " \t":
+        first += 1
+    m = _DEFINE_RE.match(code, first)
     if not m or m.end() > pos:
         return None
     return m.group(1), [p.strip() for p in m.group(2).split(",")]
+
+
+def _ends_in_backslash(code: str, nl: int) -> bool:
+    """True when the line that ends at offset nl ends in a backslash
+    (spaces after it allowed), without copying what comes before."""
+    k = nl - 1
+    while k >= 0 and code[k] in " \t\r":
+        k -= 1
+    return k >= 0 and code[k] == "\\"
 
 
 def last_name(expr: str) -> str | None:

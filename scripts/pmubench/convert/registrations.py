@@ -15,7 +15,7 @@ from pmubench.convert.patterns import (
     GB_MAIN_CALL_RE, INCLUDE_RE, MACRO_RE, MAIN_RE, PMUBENCH_INCLUDE_RE, PMU_MACRO_RE,
     REGISTER_BENCHMARK_RE, SETUP_BUILDER_RE, STATE_IN_PARAM_RE)
 from pmubench.convert.lexing import (
-    enclosing_define, last_name, line_of, matching_paren, params_after, split_args)
+    NameIndex, enclosing_define, last_name, line_of, matching_paren, params_after, split_args)
 from pmubench.convert.edits import Edits, rewrite_states
 
 
@@ -174,14 +174,14 @@ def google_benchmark_functions(text: str, code: str
     return gb_functions, notes
 
 
-def why_state_is_kept(text: str, code: str, gb_functions: dict[str, str]
-                       ) -> dict[int, str]:
+def why_state_is_kept(text: str, code: str, gb_functions: dict[str, str],
+                      calls: NameIndex) -> dict[int, str]:
     """Why the functions that keep Google Benchmark's State keep it, by the
-    line of their definition."""
+    line of their definition (calls: lexing.NameIndex(code, CALL_TAIL))."""
     kept_because: dict[int, str] = {}
     for fn, why in gb_functions.items():
-        for d in re.finditer(r"(?<![\w])" + re.escape(fn) + r"\s*\(", code):
-            close_at = matching_paren(code, d.end() - 1)
-            if close_at > 0 and STATE_IN_PARAM_RE.match(code[d.end():close_at]):
-                kept_because[line_of(text, d.start())] = f"benchmark::State kept in {fn}: {why}"
+        for start, end in calls.of(fn, plain=True):
+            close_at = matching_paren(code, end - 1)
+            if close_at > 0 and STATE_IN_PARAM_RE.match(code[end:close_at]):
+                kept_because[line_of(text, start)] = f"benchmark::State kept in {fn}: {why}"
     return kept_because

@@ -12,7 +12,8 @@ from pmubench.convert.model import (
 from pmubench.convert.patterns import (
     ACCESS_RE, CLASS_RE, FIXTURE_RE, RANGE_XY_RE, STATE_IN_PARAM_RE, STATE_RE)
 from pmubench.convert.lexing import (
-    code_mask, last_name, line_of, matching_brace, matching_paren, split_args)
+    CALL_TAIL, MEMBER_TAIL, NameIndex, code_mask, last_name, line_of, matching_brace,
+    matching_paren, split_args)
 from pmubench.convert.edits import Edits, rewrite_states
 from pmubench.convert.registrations import (
     google_benchmark_functions, google_benchmark_uses, register_macros,
@@ -35,9 +36,10 @@ def convert_source(text: str) -> Result:
         edits.add(m.start(), m.end(), "PMUBENCH_MAIN()", KIND_MAIN)
     gb_functions, gb_notes = google_benchmark_functions(text, code)
     notes += gb_notes
-    kept_because = why_state_is_kept(text, code, gb_functions)
+    calls = NameIndex(code, CALL_TAIL)
+    kept_because = why_state_is_kept(text, code, gb_functions, calls)
     notes += _rewrite_case_functions(text, code, registered.case_functions,
-                                     gb_functions, edits)
+                                     gb_functions, edits, calls)
     notes += _rewrite_fixtures(text, code, registered.fixture_classes, edits)
     for m in RANGE_XY_RE.finditer(code):
         index = "0" if m.group(3) == "x" else "1"
@@ -50,7 +52,8 @@ def convert_source(text: str) -> Result:
 
 
 def _rewrite_case_functions(text: str, code: str, case_functions: dict[str, int],
-                            gb_functions: dict[str, str], edits: Edits) -> list[Note]:
+                            gb_functions: dict[str, str], edits: Edits,
+                            calls: NameIndex) -> list[Note]:
     """The cases' own functions: benchmark::State in their parameter lists.
     The notes: cases left as they were."""
     notes = []
@@ -62,8 +65,8 @@ def _rewrite_case_functions(text: str, code: str, case_functions: dict[str, int]
                 "both States; left as benchmark::State", blocking=True))
             continue
         found = False
-        for d in re.finditer(r"(?<![\w])" + re.escape(fn) + r"\s*(?:<[^;{}()]*>\s*)?\(", code):
-            open_at = d.end() - 1
+        for _, end in calls.of(fn):
+            open_at = end - 1
             close_at = matching_paren(code, open_at)
             if close_at < 0:
                 continue
@@ -93,17 +96,21 @@ def _fixture_classes_here(code: str) -> tuple[set[str], list[tuple[str, str, int
         body_open = m.end() - 1
         body_close = matching_brace(code, body_open)
         classes.append((m.group(1), m.group(2), body_open, body_close))
-    grew = True
-    while grew:
-        grew = False
-        for cname, bases, *_ in classes:
-            if cname in derived:
-                continue
-            if (re.search(r"(?<![\w])(?:benchmark|pmubench)\s*::\s*Fixture(?![\w])", bases)
-                    or any(last_name(ACCESS_RE.sub("", b)) in derived
-                           for b in bases.split(","))):
-                derived.add(cname)
-                grew = True
+    # Derived from a fixture: the classes naming Fixture among their bases,
+    # then, class by class, those naming one of them (one pass over the
+    # bases, not one per class).
+    derived_from: dict[str | None, list[str]] = {}
+    todo = []
+    for cname, bases, *_ in classes:
+        if re.search(r"(?<![\w])(?:benchmark|pmubench)\s*::\s*Fixture(?![\w])", bases):
+            todo.append(cname)
+        for b in bases.split(","):
+            derived_from.setdefault(last_name(ACCESS_RE.sub("", b)), []).append(cname)
+    while todo:
+        cname = todo.pop()
+        if cname not in derived:
+            derived.add(cname)
+            todo.extend(derived_from.get(cname, ()))
     return derived, classes
 
 
@@ -119,10 +126,10 @@ def _rewrite_fixtures(text: str, code: str, fixture_classes: dict[str, int],
             continue
         rewrite_states(text, code, body_open, body_close, edits)
     # Members defined outside their class: void Table::SetUp(const benchmark::State&)
+    members = NameIndex(code, MEMBER_TAIL)
     for cname in derived:
-        for d in re.finditer(r"(?<![\w])" + re.escape(cname)
-                             + r"\s*(?:<[^;{}()]*>\s*)?::\s*~?\w+\s*\(", code):
-            open_at = d.end() - 1
+        for _, end in members.of(cname):
+            open_at = end - 1
             close_at = matching_paren(code, open_at)
             if close_at > 0:
                 rewrite_states(text, code, open_at, close_at, edits)
