@@ -11,7 +11,8 @@ import matplotlib.image
 import pytest
 
 from pmubench.runs import benchjson
-from pmubench.report import render, series
+from pmubench.report import draw as render
+from pmubench.report import series
 
 
 def test_fits_are_checked_and_left_out(fixture_path):

@@ -15,6 +15,7 @@ import pytest
 from pmubench.runs import benchjson
 from pmubench.verdicts import comparison
 from pmubench.report import build as report
+from pmubench.report import draw, model, plan_comparison
 from pmubench.report import outdir as outdir_mod
 from pmubench.report import series
 from pmubench.report import write as report_write
@@ -94,10 +95,10 @@ def expected_plots(path, paired=()):
     section of its families that sweep nothing, one spread figure per
     section with repetitions."""
     bench = benchjson.load(path)
-    stem = report.slug(os.path.splitext(os.path.basename(path))[0])
+    stem = model.slug(os.path.splitext(os.path.basename(path))[0])
     expected = set()
     for section in series.group_sections(series.instances_of(bench), bench.context):
-        group = report.slug(section.source) if section.source else "no-source-file"
+        group = model.slug(section.source) if section.source else "no-source-file"
         points = []
         for family, members in section.families.items():
             measured = [m for m in members if m.stats]
@@ -129,7 +130,7 @@ def _drawn(measured):
 
 
 def _paired():
-    return set(report.paired_families(series.instances_of(benchjson.load(BASE)),
+    return set(plan_comparison.paired_families(series.instances_of(benchjson.load(BASE)),
                                       series.instances_of(benchjson.load(CONTENDER))))
 
 
@@ -256,13 +257,13 @@ def test_a_bar_chart_puts_one_metric_on_an_axis(monkeypatch, tmp_path):
     """The families without a sweep share a figure, never an axis of two
     metrics: each panel is one metric, every bar of it that metric."""
     calls = []
-    real = report.render.bars_figure
+    real = draw.bars_figure
 
     def spy(path, title, members, metrics):
         calls.append((members, list(metrics)))
         real(path, title, members, metrics)
 
-    monkeypatch.setattr(report.render, "bars_figure", spy)
+    monkeypatch.setattr(draw, "bars_figure", spy)
     data = load_base()
     data["context"]["pmubench_case_files"] = "BM_BranchSorted=b;BM_BranchShuffled=b;BM_SyscallGetpid=b"
     path = write(tmp_path / "one.json", json.dumps(data))
@@ -323,7 +324,7 @@ def test_two_files_add_one_comparison_plot_per_shared_metric(pair):
     pngs = check_report_dir(pair)
     c = comparison.compare(benchjson.load(BASE), benchjson.load(CONTENDER))
     shared = [m for m in c.metrics if series.changes(c, m)]
-    assert {f"compare.{report.slug(m)}.png" for m in shared} == {
+    assert {f"compare.{model.slug(m)}.png" for m in shared} == {
         p for p in pngs if p.startswith("compare.") and not p.endswith(".scaling.png")}
     assert "compare.real_time.png" in pngs
 
@@ -437,7 +438,7 @@ MANY_RUNS = os.path.join(FIXTURES, "many_runs.py")
 def test_a_long_sweep_is_split_into_screen_sized_figures(tmp_path):
     # 120 benchmarks of one family (1,080 runs): one figure per kind drew a
     # row per benchmark, 3,300 px high per panel row, and an artist per
-    # benchmark (quadratic autoscaling); now parts of report.MAX_ROWS rows.
+    # benchmark (quadratic autoscaling); now parts of model.MAX_ROWS rows.
     path = str(tmp_path / "sweep.json")
     subprocess.run([sys.executable, MANY_RUNS, "1080", path, "sweep"], check=True)
     out = str(tmp_path / "report")
@@ -458,7 +459,7 @@ def test_many_lines_are_split_across_scaling_figures(tmp_path):
              "threads": 1, "iterations": 10, "real_time": size * (k + 1.0),
              "cpu_time": size * (k + 1.0), "time_unit": "ns"}
             # x: the argument with the most values (20 sizes); a line per k.
-            for k in range(report.MAX_LINES + 1) for size in range(64, 64 * 21, 64)]
+            for k in range(model.MAX_LINES + 1) for size in range(64, 64 * 21, 64)]
     path = write(tmp_path / "lines.json", json.dumps({"context": {}, "benchmarks": runs}))
     out = str(tmp_path / "report")
     result = run_plot(path, "-o", out)
@@ -466,12 +467,12 @@ def test_many_lines_are_split_across_scaling_figures(tmp_path):
     scaling = sorted(p for p in check_report_dir(out) if ".scaling" in p)
     assert len(scaling) == 2, scaling
     page = open(os.path.join(out, "index.html"), encoding="utf-8").read()
-    assert f"lines 13-13 of {report.MAX_LINES + 1}" in page
+    assert f"lines 13-13 of {model.MAX_LINES + 1}" in page
 
 
 def test_parts():
-    assert report.parts([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]
-    assert report.parts([], 2) == [[]]
+    assert model.parts([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]
+    assert model.parts([], 2) == [[]]
 
 
 def test_constant_panels_are_dropped_and_named_in_the_caption(tmp_path_factory):
@@ -517,7 +518,7 @@ def test_base_and_contender_share_a_scaling_plot_per_family(pair):
     swept = [family for family, members in series.group_families(base).items()
              if series.choose_x_axis([m for m in members if m.stats])]
     assert swept, "the fixture should have a family with a sweep"
-    contender = report.slug(os.path.basename(CONTENDER))
+    contender = model.slug(os.path.basename(CONTENDER))
     for family in swept:
         assert f"compare.{contender}.{family}.scaling.png" in pngs, family
     with open(os.path.join(pair, "index.html"), encoding="utf-8") as f:

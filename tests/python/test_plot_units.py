@@ -12,7 +12,8 @@ import pytest
 
 from pmubench.runs import benchjson
 from pmubench.verdicts import comparison
-from pmubench.report import build, html_page, render, series
+from pmubench.report import draw as render
+from pmubench.report import html_page, plan_comparison, series
 from pmubench.report import write as report_write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -62,7 +63,7 @@ def test_the_page_shows_units_in_the_context_and_value_tables(tmp_path):
 
 def test_the_verdict_table_gives_task_clock_in_ns():
     c = comparison.compare(benchjson.load(BASE), benchjson.load(CONTENDER))
-    rows = [r for r in build.verdict_table(c).rows if r[1] == "task-clock"]
+    rows = [r for r in plan_comparison.verdict_table(c).rows if r[1] == "task-clock"]
     assert rows, "the fixture pair should judge a task-clock row"
     for row in rows:
         assert row[2].endswith(" ns") and row[3].endswith(" ns"), row

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from pmubench.report import build as report_mod
+from pmubench.report import model as report_mod
 from pmubench.report import series
 
 _STYLE = """

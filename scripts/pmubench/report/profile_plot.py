@@ -26,8 +26,8 @@ if __name__ == "__main__":  # python3 -m pmubench.report.profile_plot
 from pmubench.base.exits import EXIT_BAD_INPUT, EXIT_OK  # noqa: E402
 from pmubench.runs import benchjson  # noqa: E402
 from pmubench.runs.benchjson import BadInput  # noqa: E402
-from pmubench.report import render  # noqa: E402
-from pmubench.report.build import PngNames  # noqa: E402
+from pmubench.report import draw  # noqa: E402
+from pmubench.report.model import PngNames  # noqa: E402
 
 
 @dataclass
@@ -112,7 +112,7 @@ def bar_labels(funcs: list[dict], lines: list[dict]) -> list[str]:
 
 def plot_case(case: CaseProfile, out: str) -> None:
     """One PNG at out: the case's functions as bars of their share."""
-    render.profile_figure(out, case.run_name, bar_labels(case.functions, case.lines),
+    draw.profile_figure(out, case.run_name, bar_labels(case.functions, case.lines),
                           [100.0 * float(f["share"]) for f in case.functions],
                           f"% of {case.event} samples")
 

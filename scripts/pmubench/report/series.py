@@ -1,9 +1,9 @@
 """Pure functions that turn loaded benchmark runs into what a report plots.
 
-No matplotlib here (render.py draws; this module decides what to draw):
+No matplotlib here (draw.py draws; plan.py decides what to draw):
 per-benchmark statistics over repetitions, grouping into families and
 the families into sections (one per source file, from the
-pmubench_case_files context key), the choice of x axis for scaling plots,
+pmubench_case_files context key), the choice of x axis for sweep figures,
 units and cache-size markers. The change between files reuses
 scripts/compare.py's statistics (pmubench.compare) so the plot and the CI
 verdict agree.
@@ -11,7 +11,7 @@ verdict agree.
     bench = benchjson.load("run.json")
     for section in group_sections(instances_of(bench), bench.context):
         for family, members in section.families.items():
-            axis = choose_x_axis(members)  # a scaling plot, or None
+            axis = choose_x_axis(members)  # a sweep figure, or None
         ...
 """
 

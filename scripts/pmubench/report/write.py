@@ -6,7 +6,7 @@ import os
 from typing import Callable
 
 from pmubench.runs import benchjson
-from pmubench.report import build, html_page, outdir as outdir_mod
+from pmubench.report import build, html_page, model, outdir as outdir_mod
 from pmubench.report.flame_plot import flame_svg
 from pmubench.runs.folded import read_folded
 from pmubench.report.profile_plot import CaseProfile, plot_case, profiles_of
@@ -14,7 +14,7 @@ from pmubench.report.profile_plot import CaseProfile, plot_case, profiles_of
 
 def write_report(files: list[str], outdir: str,
                  progress: Callable[[str], None] | None = None,
-                 folded: list[str] | None = None) -> build.Report:
+                 folded: list[str] | None = None) -> model.Report:
     """Loads, renders into a staging directory and swaps it in as outdir.
 
     progress, when given, is told each step (see build.build_report).
@@ -32,17 +32,17 @@ def write_report(files: list[str], outdir: str,
     stacks = [(path, read_folded(path)) for path in folded or []]
     staging = outdir_mod.stage(outdir)
     try:
-        pngs = build.PngNames()  # one set of PNG names for the whole report
+        pngs = model.PngNames()  # one set of PNG names for the whole report
         rep = build.build_report(benches, staging, progress, pngs)
         rep.profiles = _profile_charts(staging, pngs,
                                        [fs.label for fs in rep.files], cases, tell)
-        names = build.file_labels([path for path, _ in stacks])
+        names = model.file_labels([path for path, _ in stacks])
         for (path, root), label in zip(stacks, names):
-            name = f"flame.{build.slug(label)}.svg"
+            name = f"flame.{model.slug(label)}.svg"
             svg, hidden = flame_svg(root, f"{label}: {root.total} samples")
             with open(os.path.join(staging, name), "w", encoding="utf-8") as f:
                 f.write(svg)
-            rep.flames.append(build.Figure(
+            rep.flames.append(model.Figure(
                 name, f"flame graph of {label}",
                 f"Folded stacks of {path}: {root.total} samples; a box's width "
                 "is its share of them, callees above callers, siblings by name"
@@ -59,9 +59,9 @@ def write_report(files: list[str], outdir: str,
     return rep
 
 
-def _profile_charts(staging: str, names: build.PngNames, labels: list[str],
+def _profile_charts(staging: str, names: model.PngNames, labels: list[str],
                     cases: list[list[CaseProfile]],
-                    tell: Callable[[str], None]) -> list[build.Figure]:
+                    tell: Callable[[str], None]) -> list[model.Figure]:
     """One bar chart per profiled case of each file, drawn into staging."""
     figures = []
     for label, file_cases in zip(labels, cases):
@@ -70,7 +70,7 @@ def _profile_charts(staging: str, names: build.PngNames, labels: list[str],
         for case in file_cases:
             name = names.take("profile", label, case.run_name)
             plot_case(case, os.path.join(staging, name))
-            figures.append(build.Figure(
+            figures.append(model.Figure(
                 name, f"profile of {case.run_name} ({label})",
                 f"Share of the {case.samples} {case.event} samples of one "
                 "extra batch (not a measured one) in each of the top "

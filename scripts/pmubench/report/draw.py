@@ -1,7 +1,10 @@
 """Draws the report's PNGs with matplotlib's Agg backend.
 
-The only module that imports matplotlib. Each function takes data already
-prepared by series.py and writes one PNG; none decides what to plot. Sizes
+The only module that imports matplotlib. plan.py decides each figure and
+what it shows (a model.Drawing); draw_figures() draws them: each
+<kind>_figure function writes one PNG (sweep_figure: a family that sweeps
+an argument, its PNG named <family>.scaling.png; bars_figure,
+spread_figure, comparison_figure, profile_figure) and decides nothing. Sizes
 are for a laptop screen: 11 inches wide at 100 dpi (1100 px), legends below
 the panels so they never cover data.
 
@@ -27,6 +30,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocato
 
 from pmubench.verdicts import comparison as pm_comparison  # noqa: E402
 from pmubench.report import series  # noqa: E402
+from pmubench.report.sizes import (  # noqa: E402
+    PANEL_PAD_IN as _PANEL_PAD_IN, ROW_IN as _ROW_IN, SUPTITLE_IN as _SUPTITLE_IN)
 
 WIDTH_IN = 11.0
 DPI = 100
@@ -39,15 +44,14 @@ matplotlib.rcParams.update({
     "legend.fontsize": 8, "xtick.labelsize": 8, "ytick.labelsize": 8,
     "axes.grid": True, "grid.alpha": 0.3, "figure.dpi": DPI,
     # A fixed title height: matplotlib otherwise measures every panel's
-    # tick labels to place its title (a third of a scaling figure's cost).
+    # tick labels to place its title (a third of a sweep figure's cost).
     "axes.titley": 1.0,
 })
 
 # Inches: a character of an 8-point tick label (DejaVu Sans, capitals and
-# '_' included), a figure's title band, the highest a figure may be drawn.
+# '_' included); a figure's title band and the highest a figure may be
+# drawn are in sizes.py.
 _CHAR_IN = 0.072
-_SUPTITLE_IN = 0.5
-MAX_HEIGHT_IN = 28.0
 # Row labels (benchmark names) longer than this are cut in the middle.
 _MAX_LABEL_CHARS = 64
 
@@ -156,7 +160,7 @@ def _draw_cache_markers(ax: Any, markers: list[tuple[float, str]],
                           "pad": 0.8})
 
 
-def scaling_figure(path: str, title: str,
+def sweep_figure(path: str, title: str,
                    lines: dict[str, list[series.Instance]],
                    axis: series.XAxis, metrics: list[str],
                    context: dict[str, Any],
@@ -172,7 +176,7 @@ def scaling_figure(path: str, title: str,
     log_x = series.spans_decades(xs_all)
     markers = series.cache_markers(context) if axis.is_bytes else []
     legend_cols, legend_rows = _legend_shape(len(lines))
-    fig, axes = _grid_figure(_scaling_grid(len(metrics), axis, legend_rows), title)
+    fig, axes = _grid_figure(_sweep_grid(len(metrics), axis, legend_rows), title)
     ns_log = _time_panels_log(lines, metrics)
     handles, labels = [], []
     for ax, metric in zip(axes, metrics):
@@ -183,9 +187,9 @@ def scaling_figure(path: str, title: str,
             if key not in labels:
                 handles.append(h)
                 labels.append(key)
-        _scaling_x_axis(ax, axis, xs_all, log_x)
+        _sweep_x_axis(ax, axis, xs_all, log_x)
         time_panel = series.metric_unit(metric) == "ns per iteration"
-        _scaling_y_axis(ax, values, ns_log if time_panel else series.spans_decades(values, 20.0))
+        _sweep_y_axis(ax, values, ns_log if time_panel else series.spans_decades(values, 20.0))
         _draw_cache_markers(ax, markers, xs_all[0], xs_all[-1], labelled=True)
         ax.set_title(metric)
         named_bytes = axis.is_bytes and "bytes" not in axis.name.lower()
@@ -203,14 +207,14 @@ def scaling_figure(path: str, title: str,
 
 
 def _legend_shape(entries: int) -> tuple[int, int]:
-    """(columns, rows) of a scaling figure's legend; no rows for one line."""
+    """(columns, rows) of a sweep figure's legend; no rows for one line."""
     cols = min(4, entries)
     rows = math.ceil(entries / cols) if entries > 1 else 0
     return cols, rows
 
 
-def _scaling_grid(panels: int, axis: series.XAxis, legend_rows: int) -> _Grid:
-    """The layout of a scaling figure: its panels, then the legend below."""
+def _sweep_grid(panels: int, axis: series.XAxis, legend_rows: int) -> _Grid:
+    """The layout of a sweep figure: its panels, then the legend below."""
     legend_in = 0.22 * legend_rows + (0.25 if legend_rows else 0)
     # Four columns past nine panels keep a hardware run's ten or so metrics
     # within three rows (about 900 px: one laptop screen).
@@ -252,8 +256,8 @@ def _draw_lines(ax: Any, lines: dict[str, list[series.Instance]], axis: series.X
     return drawn
 
 
-def _scaling_x_axis(ax: Any, axis: series.XAxis, xs_all: list[float], log_x: bool) -> None:
-    """The x scale and ticks of a scaling panel; xs_all: every line's x."""
+def _sweep_x_axis(ax: Any, axis: series.XAxis, xs_all: list[float], log_x: bool) -> None:
+    """The x scale and ticks of a sweep panel; xs_all: every line's x."""
     if log_x:
         ax.set_xscale("log", base=2 if axis.is_bytes else 10)
         if axis.is_bytes:
@@ -270,8 +274,8 @@ def _scaling_x_axis(ax: Any, axis: series.XAxis, xs_all: list[float], log_x: boo
             lambda v, _: f"{v:.0f}" if v == int(v) else f"{v:g}"))
 
 
-def _scaling_y_axis(ax: Any, values: list[float], log_y: bool) -> None:
-    """The y scale and ticks of a scaling panel of these values."""
+def _sweep_y_axis(ax: Any, values: list[float], log_y: bool) -> None:
+    """The y scale and ticks of a sweep panel of these values."""
     if log_y:
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(_COMPACT)
@@ -292,10 +296,6 @@ def _row_label(inst: series.Instance) -> str:
     return _cut(f"{inst.key} [{inst.label}]" if inst.label else inst.key)
 
 
-_ROW_IN = 0.26        # a bar or box row
-_PANEL_PAD_IN = 0.3   # above the first row and below the last
-
-
 def _row_grid(panels: int, rows: int, labels: list[str]) -> _Grid:
     """The layout of a figure with a row per benchmark: up to three panels
     a row, row labels on the first column only."""
@@ -303,25 +303,6 @@ def _row_grid(panels: int, rows: int, labels: list[str]) -> _Grid:
     left, wspace = min(_label_width(labels), 4.5), 0.35
     return _Grid(panels, cols, _columns_width(cols, left, wspace),
                  _ROW_IN * rows + _PANEL_PAD_IN, left, wspace, 0.85, bottom=0.55)
-
-
-def _rows_that_fit(panels: int, most: int) -> int:
-    """How many benchmark rows a figure of `panels` panels holds within
-    MAX_HEIGHT_IN (at least 5, at most `most`)."""
-    grid_rows = math.ceil(panels / min(3, max(1, panels)))
-    fixed = _SUPTITLE_IN + 0.25 + 0.55 + (grid_rows - 1) * 0.85 + grid_rows * _PANEL_PAD_IN
-    fits = int((MAX_HEIGHT_IN - fixed) / (grid_rows * _ROW_IN))
-    return max(5, min(most, fits))
-
-
-def bar_rows(panels: int, most: int = 40) -> int:
-    """Benchmarks per bars_figure of `panels` metrics."""
-    return _rows_that_fit(panels, most)
-
-
-def spread_rows(panels: int, most: int = 40) -> int:
-    """Benchmarks per spread_figure of `panels` metrics."""
-    return _rows_that_fit(panels, most)
 
 
 def bars_figure(path: str, title: str, members: list[series.Instance],
@@ -495,3 +476,12 @@ def profile_figure(path: str, title: str, labels: list[str], shares: list[float]
     ax.set_xlim(0, 100)
     ax.set_title(title)
     _save(fig, path)
+
+
+def draw_figures(figures: list) -> None:
+    """Draws every planned figure (a model.Figure with a drawing) into its
+    PNG: <kind>_figure(path, title, *args), looked up when called."""
+    for figure in figures:
+        d = figure.drawing
+        if d is not None:
+            globals()[f"{d.kind}_figure"](d.path, d.title, *d.args)
