@@ -189,7 +189,8 @@ def cxx_functions(text: str) -> list[tuple[int, int, str]]:
             continue
         if c == "{":
             text_before = "".join(header)
-            if _init_list_brace(text_before):
+            if text_before.count("(") > text_before.count(")") or \
+                    _init_list_brace(text_before):  # a default argument's T{}
                 end = _skip_braces(code, i, header)
                 line, i = line + code.count("\n", i, end), end
                 continue

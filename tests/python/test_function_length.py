@@ -107,6 +107,12 @@ CXX = textwrap.dedent("""\
     TEST(CounterTest, Counts) {
       EXPECT_EQ(1, 1);
     }
+
+    template <typename Read = Rdpmc>
+    [[gnu::always_inline]] inline int ReadPage(
+        const Page* pc, Read read = Read{}) {
+      return read(pc);
+    }
     }  // namespace pmubench
     """)
 
@@ -119,6 +125,7 @@ def test_the_cxx_scanner_finds_each_function_and_its_lines():
         (30, 32, "operator=="),
         (36, 36, "Run"),
         (42, 44, "TEST"),
+        (46, 50, "ReadPage"),
     ]
 
 
