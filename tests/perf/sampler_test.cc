@@ -40,7 +40,9 @@ char* MapFresh(size_t pages) {
 }
 
 // The only code that faults. Not ASan-instrumented: its shadow reads would
-// fault too.
+// fault too. Left as laid out (clang-format off): the store's line is
+// counted from __LINE__.
+// clang-format off
 constexpr int kTouchPagesStoreLine = __LINE__ + 4;
 __attribute__((noinline, no_sanitize("address"))) void TouchPages(char* base,
                                                                    size_t n) {
@@ -48,6 +50,7 @@ __attribute__((noinline, no_sanitize("address"))) void TouchPages(char* base,
     *static_cast<volatile char*>(base + i * kPage) = 1;
   }
 }
+// clang-format on
 
 // Two loops of the same body (distinct constants so identical-code folding
 // cannot merge them), run 3:1.
@@ -259,7 +262,7 @@ std::optional<uint64_t> MaxSampleRate() {
 //  - QEMU's emulated PMU, which raises an event counter's overflow only when
 //    the guest next enters the kernel. Seen in scripts/pmu-vm (QEMU 7.2,
 //    -icount shift=0): 6 or 7 samples for 2040 periods, the counts
-//    themselves exact (hardware_counter_group_test); benches/all's
+//    themselves exact (hardware_counter_group_test); //benches:all's
 //    BM_AccuracyNops, 70 M instructions, gave 19 samples at
 //    instructions:u@10000 and 18 at @1000000, about one per timer tick.
 //    Its cycle counter does interrupt at overflow, and

@@ -18,6 +18,9 @@ namespace {
 using ::testing::EndsWith;
 
 // A whole function on one line: every row of its line table says that line.
+// The two functions stay one line each (clang-format off): the test counts
+// their lines from __LINE__.
+// clang-format off
 constexpr int kAddOneLine = __LINE__ + 1;
 __attribute__((noinline)) int AddOne(int x) { asm volatile("" : "+r"(x)); return x + 1; }  // NOLINT
 
@@ -26,6 +29,7 @@ __attribute__((noinline)) int AddOne(int x) { asm volatile("" : "+r"(x)); return
 // multiply alone is `lea; ret`, 4 bytes), 36 on arm64.
 constexpr int kTimesTwoLine = __LINE__ + 1;
 __attribute__((noinline)) int TimesTwo(int x) { asm volatile(".rept 8\n\tnop\n\t.endr" : "+r"(x)); return x * 2; }  // NOLINT
+// clang-format on
 
 uint64_t AddressOf(int (*f)(int)) { return reinterpret_cast<uint64_t>(f); }
 

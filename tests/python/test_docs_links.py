@@ -7,7 +7,9 @@ stays a five-minute read (under 250 lines) and indexes every docs/ page.
 No page cites DESIGN.md (a file this repository never had: docs/design.md
 replaces it) or ../shared. Every repository path a page names in code
 (`framework/perf/counting/mmap_reader.h`, `framework/runner/plan/plan.{h,cc}`)
-exists, so a move that forgets the docs fails here.
+exists, so a move that forgets the docs fails here. Docstrings and C++
+comments are held to the same rule by scripts/dev/check_docstring_paths.py
+(tests/python/test_docstring_paths.py).
 """
 
 from __future__ import annotations

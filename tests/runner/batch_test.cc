@@ -11,7 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "framework/perf/events/pmu.h"
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 #include "framework/runner/measure/batch_meter.h"
 #include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/plan/event_set.h"

@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 #include "tests/runner/fresh_pages.h"
 
 namespace {

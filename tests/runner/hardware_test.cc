@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 #include "framework/runner/plan/event_set.h"
 #include "framework/runner/session/session.h"
 #include "gmock/gmock.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 #include "framework/runner/plan/event_set.h"
 #include "framework/runner/session/session.h"
 #include "gmock/gmock.h"

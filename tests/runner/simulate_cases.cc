@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 
 #define PMUBENCH_NOPS(n) asm volatile(".rept " #n "\n\tnop\n\t.endr")
 

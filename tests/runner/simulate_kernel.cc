@@ -2,7 +2,7 @@
 // (tests/python/test_ci_compare_simulate.py): BM_Kernel runs 100 nops per
 // iteration (102 instructions with the loop), plus PMUBENCH_EXTRA_NOPS more
 // in the "slower" build; BM_Steady runs 50 in both.
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 
 #ifndef PMUBENCH_EXTRA_NOPS
 #define PMUBENCH_EXTRA_NOPS 0

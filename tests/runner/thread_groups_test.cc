@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "framework/perf/events/pmu.h"
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 #include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/plan/event_set.h"
 #include "framework/runner/session/session.h"

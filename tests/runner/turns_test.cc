@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_join.h"
 #include "framework/perf/counting/counter_group.h"
-#include "framework/pmubench.h"
+#include <pmubench/pmubench.h>
 #include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/session/session.h"
 #include "gmock/gmock.h"

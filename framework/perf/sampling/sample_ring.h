@@ -57,7 +57,6 @@ class SampleRing {
   ~SampleRing();
 
   DrainResult Drain(RecordCallback on_record);
-  size_t data_bytes() const { return data_.size(); }
 
  private:
   SampleRing(void* base, size_t length);

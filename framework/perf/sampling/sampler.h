@@ -71,7 +71,6 @@ class Sampler {
   // For poll(2): readable when the kernel has woken readers of the ring.
   int fd() const { return fd_.get(); }
   const perf_event_attr& attr() const { return attr_; }
-  size_t ring_bytes() const { return ring_.data_bytes(); }
 
  private:
   Sampler(ScopedFd fd, SampleRing ring, const perf_event_attr& attr)

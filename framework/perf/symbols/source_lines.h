@@ -20,7 +20,7 @@ namespace pmubench::perf {
 
 struct SourceLine {
   // As the line table names it, joined to the compile directory: absolute,
-  // or relative to the workspace for a Bazel build ("benches/fib.cc").
+  // or relative to the workspace for a Bazel build ("benches/kernel.cc").
   std::string file;
   int line = 0;
 };
