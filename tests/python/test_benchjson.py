@@ -1,4 +1,4 @@
-"""Tests for scripts/pmubench/benchjson.py, the shared Google Benchmark JSON loader."""
+"""Tests for scripts/pmubench/runs/benchjson.py, the shared Google Benchmark JSON loader."""
 
 from __future__ import annotations
 

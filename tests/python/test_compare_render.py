@@ -1,4 +1,4 @@
-"""Tests for the report renderers in scripts/pmubench/compare/ (formats beyond
+"""Tests for the report renderers in scripts/pmubench/render/ (formats beyond
 what test_compare_cli.py checks through the script)."""
 
 from __future__ import annotations
