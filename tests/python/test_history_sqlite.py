@@ -195,25 +195,40 @@ def test_machine_identity_splits_series_and_name_overrides(tmp_path):
         assert conn.execute("select count(*) from series").fetchone() == (18,)
 
 
+def _wait_for(path: str, proc: subprocess.Popen) -> bool:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if os.path.exists(path):
+            return True
+        time.sleep(0.002)
+    return False
+
+
 def test_killed_ingest_leaves_nothing_half_written(tmp_path):
+    """SIGKILL while the run's transaction is writing (its rollback
+    journal exists): the next reader finds no trace of the run."""
     db = str(tmp_path / "h.db")
+    _ingest_series(tmp_path, db, 1)
     big = {f"BM_{i}": {"callgrind/instructions/": [float(i)] * 20,
                        "real_time": [1.0 + j for j in range(20)]} for i in range(1500)}
     path = synthetic.write(str(tmp_path / "big.json"), synthetic.run(T0, big))
     expected = 1500 * 3 * 20
-    for delay in (0.6, 0.9, 1.2, 1.6):
+    killed_mid_write = 0
+    for extra in (0.0, 0.05, 0.3):
         proc = subprocess.Popen([PYTHON, HISTORY, "ingest", "--db", db, "--commit",
-                                 "abcd123", path], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        time.sleep(delay)
+                                 "abcd123", "--branch", "main", path],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if _wait_for(db + "-journal", proc):
+            time.sleep(extra)
+            killed_mid_write += proc.poll() is None
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        if os.path.exists(db):
-            with sqlite3.connect(db) as conn:
-                runs = conn.execute("select count(*) from runs").fetchone()[0]
-                samples = conn.execute("select count(*) from samples").fetchone()[0]
-            assert (runs, samples) in ((0, 0), (1, expected))
-    done = history("ingest", "--db", db, "--commit", "abcd123", path)
+        with sqlite3.connect(db) as conn:
+            runs = conn.execute("select count(*) from runs").fetchone()[0]
+            samples = conn.execute("select count(*) from samples").fetchone()[0]
+        assert (runs, samples) in ((1, 18), (2, 18 + expected))
+    assert killed_mid_write >= 1
+    done = history("ingest", "--db", db, "--commit", "abcd123", "--branch", "main", path)
     assert done.returncode == 0
     with sqlite3.connect(db) as conn:
-        assert conn.execute("select count(*) from samples").fetchone() == (expected,)
+        assert conn.execute("select count(*) from samples").fetchone() == (18 + expected,)
