@@ -7,64 +7,28 @@ nothing; a refusing server is exit 2."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import tempfile
 
 import pytest
 
-from pmubench.history import ingest, store, synthetic
+from pmubench.history import ingest, pgcluster, store, synthetic
 from test_history_sqlite import DAY, T0, _sha, _values, history
 
-PG_BIN = "/usr/lib/postgresql/15/bin"
-
-
-def _as_user(cmd: list[str]) -> list[str]:
-    if os.geteuid() != 0:
-        return cmd
-    return ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", *cmd]
-
-
 @pytest.fixture(scope="module")
-def pg_url():
-    if not os.path.exists(os.path.join(PG_BIN, "initdb")):
-        pytest.skip(f"PostgreSQL 15 is not installed ({PG_BIN}/initdb missing): "
-                    "apt-get install postgresql")
-    top = tempfile.mkdtemp(prefix="pmubench-pg-")
-    data, sock = os.path.join(top, "data"), os.path.join(top, "sock")
-    os.makedirs(sock)
-    if os.geteuid() == 0:
-        os.chmod(top, 0o711)
-        shutil.chown(sock, "nobody", "nogroup")
-        os.makedirs(data)
-        shutil.chown(data, "nobody", "nogroup")
-    run = dict(check=True, capture_output=True, text=True, cwd="/")
-    subprocess.run(_as_user([f"{PG_BIN}/initdb", "-D", data, "-U", "bench", "-A", "trust",
-                             "--no-sync"]), **run)
-    subprocess.run(_as_user([f"{PG_BIN}/pg_ctl", "-D", data, "-w", "-l",
-                             os.path.join(sock, "log"), "-o",
-                             f"-k {sock} -c listen_addresses='' -c fsync=off", "start"]),
-                   **run)
+def cluster():
+    why = pgcluster.available()
+    if why:
+        pytest.skip(why)
+    cluster = pgcluster.Cluster()
     try:
-        yield f"postgresql://bench@/postgres?host={sock}"
+        cluster.start()
+        yield cluster
     finally:
-        subprocess.run(_as_user([f"{PG_BIN}/pg_ctl", "-D", data, "-m", "immediate", "stop"]),
-                       capture_output=True, cwd="/")
-        shutil.rmtree(top, ignore_errors=True)
+        cluster.stop()
 
 
-def _createdb(url: str, name: str) -> str:
-    import sqlalchemy
-    engine = sqlalchemy.create_engine(url, isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.exec_driver_sql(f"CREATE DATABASE {name}")
-    engine.dispose()
-    return url.replace("/postgres?", f"/{name}?")
-
-
-def test_ingest_and_detect_on_postgresql(tmp_path, pg_url):
-    db = _createdb(pg_url, "detect_test")
+def test_ingest_and_detect_on_postgresql(tmp_path, cluster):
+    db = cluster.createdb("detect_test")
     paths = [synthetic.write(str(tmp_path / f"r{i}.json"),
                              synthetic.run(T0 + i * DAY, _values(i))) for i in range(14)]
     done = history("ingest", "--db", db, "--commit", _sha(0), "--branch", "main", paths[0])
@@ -82,8 +46,8 @@ def test_ingest_and_detect_on_postgresql(tmp_path, pg_url):
         ("callgrind/instructions/", _sha(8)), ("real_time", _sha(8))}
 
 
-def test_concurrent_ingests_lose_and_duplicate_nothing(tmp_path, pg_url):
-    db = _createdb(pg_url, "concurrent_test")  # empty: the ingests race to make tables too
+def test_concurrent_ingests_lose_and_duplicate_nothing(tmp_path, cluster):
+    db = cluster.createdb("concurrent_test")  # empty: the ingests race to make tables too
     paths = [synthetic.write(str(tmp_path / f"c{i}.json"),
                              synthetic.run(T0 + i * DAY, _values(i))) for i in range(3)]
     procs = [subprocess.Popen([*_history_cmd(), "ingest", "--db", db, "--commit", _sha(i % 3),
@@ -109,8 +73,8 @@ def _history_cmd() -> list[str]:
     return [PYTHON, HISTORY]
 
 
-def test_a_refusing_server_is_exit_2(pg_url):
-    refused = pg_url.replace("bench@", "nosuchrole:pw123@")
+def test_a_refusing_server_is_exit_2(cluster):
+    refused = cluster.url("postgres").replace("bench@", "nosuchrole:pw123@")
     done = history("detect", "--db", refused)
     assert done.returncode == 2
     assert "nosuchrole" in done.stderr and "cannot connect" in done.stderr

@@ -168,12 +168,17 @@ def machine_id(conn, prepared: Prepared, name: str | None) -> tuple[int, str]:  
 
 
 def _series_ids(conn, machine: int, keys: list[tuple[str, str]]) -> dict:  # noqa: ANN001
+    """The series ids of keys, made when new (a concurrent ingest may make
+    the same ones: ON CONFLICT DO NOTHING, then read them back)."""
     s = schema.series
-    conn.execute(_insert(conn, s).on_conflict_do_nothing(),
-                 [{"machine_id": machine, "benchmark": b, "metric": m} for b, m in keys])
-    rows = conn.execute(select(s.c.id, s.c.benchmark, s.c.metric)
-                        .where(s.c.machine_id == machine))
-    return {(b, m): i for i, b, m in rows}
+    query = select(s.c.id, s.c.benchmark, s.c.metric).where(s.c.machine_id == machine)
+    ids = {(b, m): i for i, b, m in conn.execute(query)}
+    missing = [k for k in keys if k not in ids]
+    if missing:
+        conn.execute(_insert(conn, s).on_conflict_do_nothing(),
+                     [{"machine_id": machine, "benchmark": b, "metric": m} for b, m in missing])
+        ids = {(b, m): i for i, b, m in conn.execute(query)}
+    return ids
 
 
 def write(engine: Engine, prepared: Prepared, commit: str, branch: str,
