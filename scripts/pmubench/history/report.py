@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from pmubench import atomic, benchjson
 from pmubench.history import detect, schema, svg
+from pmubench.history.cli import acked
 from pmubench.history.series import load_samples, points_of
 
 MAX_CHARTS = 150
@@ -30,6 +31,10 @@ def _page(title: str, body: list[str]) -> str:
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
+
+
+def _day(t: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(t))
 
 
 def _pct(c: detect.Change) -> str:
@@ -49,7 +54,7 @@ def _change_rows(changes: list[detect.Change], notes: dict, charted: set) -> lis
             name = f'<a href="#s{c.key.id}">{name}</a>'
         p = "exact" if c.p_value is None else f"p {c.p_value:.2g}"
         rows.append(
-            f"<tr><td>{time.strftime('%Y-%m-%d', time.gmtime(c.time))}</td><td>{name}</td>"
+            f"<tr><td>{_day(c.time)}</td><td>{name}</td>"
             f"<td>{escape(c.key.metric)}</td><td><code>{escape(c.commit[:12])}</code></td>"
             f'<td class="n">{c.before:.6g} → {c.after:.6g}</td><td class="n">{_pct(c)}</td>'
             f"<td>{p}</td><td>{escape(note) if note is not None else 'no'}</td></tr>")
@@ -65,7 +70,8 @@ def _chart_sections(refreshed: detect.Refreshed, sids: list[int], samples: dict)
         title = f"{key.benchmark} {key.metric}"
         marks = ", ".join(f"<code>{escape(commits[c[0]][:12])}</code>" for c in state.changes)
         out.append(f'<section id="s{sid}"><h3>{escape(title)}</h3>'
-                   + svg.chart([p.values for p in points], state.changes, commits, title)
+                   + svg.chart([p.values for p in points], state.changes, commits, title,
+                               (_day(points[0].time), _day(points[-1].time)) if points else ("", ""))
                    + f'<p class="muted">{"exact series" if state.exact else "noisy series"}; '
                    f"change points at {marks}; dots: repetitions, orange: segment means, "
                    f'red: change points. <a href="#overview">overview</a></p></section>')
@@ -147,7 +153,6 @@ def write_report(engine, branch: str, params: detect.Params, outdir: str) -> int
     changes = refreshed.changes()
     m = schema.machines
     with engine.connect() as conn:
-        from pmubench.history.cli import acked
         notes = acked(conn)
         machines = [(i, n, json.loads(f)) for i, n, f in
                     conn.execute(select(m.c.id, m.c.name, m.c.facts).order_by(m.c.name))]

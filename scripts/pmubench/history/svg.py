@@ -22,7 +22,7 @@ def _number(v: float) -> str:
     return f"{v:.4g}"
 
 
-def _axes(lo: float, hi: float, n: int, y) -> list[str]:  # noqa: ANN001
+def _axes(lo: float, hi: float, n: int, y, span: tuple[str, str]) -> list[str]:  # noqa: ANN001
     parts = [f'<line x1="{PAD_L}" y1="{PAD_T}" x2="{PAD_L}" y2="{CHART_H - PAD_B}" '
              'stroke="#888"/>',
              f'<line x1="{PAD_L}" y1="{CHART_H - PAD_B}" x2="{CHART_W}" '
@@ -30,15 +30,17 @@ def _axes(lo: float, hi: float, n: int, y) -> list[str]:  # noqa: ANN001
     for v in (lo, (lo + hi) / 2, hi):
         parts.append(f'<text x="{PAD_L - 4}" y="{y(v) + 4:.1f}" text-anchor="end" '
                      f'font-size="11">{_number(v)}</text>')
+    parts.append(f'<text x="{PAD_L}" y="{CHART_H - 8}" font-size="11">{escape(span[0])}</text>')
     parts.append(f'<text x="{CHART_W - 2}" y="{CHART_H - 8}" text-anchor="end" '
-                 f'font-size="11">{n} commits, oldest left</text>')
+                 f'font-size="11">{n} commits, to {escape(span[1])}</text>')
     return parts
 
 
 def chart(values: list[list[float]], changes: list[tuple], commits: list[str],
-          title: str) -> str:
+          title: str, span: tuple[str, str] = ("", "")) -> str:
     """values: the repetitions of each commit, oldest first; changes:
-    (index, p, before, after) of the series' change points."""
+    (index, p, before, after) of the series' change points; span: the
+    first and last commit's dates."""
     n = len(values)
     flat = [v for reps in values for v in reps] or [0.0]
     lo, hi = min(flat), max(flat)
@@ -58,7 +60,7 @@ def chart(values: list[list[float]], changes: list[tuple], commits: list[str],
         f'<title>{escape(commits[c[0]][:12])}</title></line>' for c in changes)
     return (f'<svg class="chart" viewBox="0 0 {CHART_W} {CHART_H}" width="{CHART_W}" '
             f'height="{CHART_H}" role="img" aria-label="{escape(title)}">'
-            + "".join(_axes(lo, hi, n, y))
+            + "".join(_axes(lo, hi, n, y, span))
             + f'<polyline points="{line}" fill="none" stroke="#9ecae1" stroke-width="1"/>'
             + f'<path d="{dots}" stroke="#1f77b4" stroke-width="3" stroke-linecap="round"/>'
             + f'<path d="{segments}" stroke="#ff7f0e" stroke-width="2" fill="none"/>'
