@@ -5,7 +5,9 @@ machine identity, and bad input (exit 2, nothing written)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 import signal
@@ -16,17 +18,34 @@ import time
 import pytest
 
 from conftest import PYTHON, REPO_ROOT
-from pmubench.history import ingest, store, synthetic
+from pmubench.history import cli, ingest, store, synthetic
 
 HISTORY = str(REPO_ROOT / "scripts" / "history.py")
 DAY = 86400.0
 T0 = 1.7e9
 
 
-def history(*args, cwd=None, env=None):
-    return subprocess.run([PYTHON, HISTORY, *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd or REPO_ROOT, timeout=120,
-                          env={**os.environ, **(env or {})})
+def history(*args, cwd=None, env=None, separate=False):
+    """Runs history.py with args: in this process (cli.main, the code the
+    script runs, without an interpreter start per call), or with separate
+    as its own process, the way a user does."""
+    argv = list(map(str, args))
+    if separate:
+        return subprocess.run([PYTHON, HISTORY, *argv], capture_output=True, text=True,
+                              cwd=cwd or REPO_ROOT, timeout=120,
+                              env={**os.environ, **(env or {})})
+    out, err = io.StringIO(), io.StringIO()
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    os.environ.update(env or {})
+    os.chdir(cwd or REPO_ROOT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(argv)
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
 
 def _sha(i: int) -> str:
@@ -86,7 +105,7 @@ def test_commit_and_branch_come_from_the_checkout(tmp_path):
                           text=True, check=True).stdout.strip()
     path = synthetic.write(str(tmp_path / "r.json"), synthetic.run(T0, _values(0)))
     db = str(tmp_path / "h.db")
-    done = history("ingest", "--db", db, path, cwd=repo)
+    done = history("ingest", "--db", db, path, cwd=repo, separate=True)
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(db) as conn:
         assert conn.execute("select commit_sha, branch from runs").fetchone() == (head, "trunk")
@@ -146,12 +165,12 @@ def test_judge_exit_codes(tmp_path):
                             synthetic.run(T0 + 30 * DAY, worse_values))
     other = synthetic.write(str(tmp_path / "other.json"),
                             synthetic.run(T0 + 30 * DAY, _values(20), cpus=64))
-    assert history("judge", "--db", db, same).returncode == 0
-    regression = history("judge", "--db", db, worse)
+    assert history("judge", "--db", db, same, separate=True).returncode == 0
+    regression = history("judge", "--db", db, worse, separate=True)
     assert regression.returncode == 1, regression.stdout + regression.stderr
     assert "BM_B callgrind/instructions/" in regression.stdout
     assert history("judge", "--db", db, other).returncode == 4
-    bad = history("judge", "--db", db, str(tmp_path / "missing.json"))
+    bad = history("judge", "--db", db, str(tmp_path / "missing.json"), separate=True)
     assert bad.returncode == 2 and "missing.json" in bad.stderr
 
 
