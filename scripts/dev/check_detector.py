@@ -80,7 +80,8 @@ def check_directory(directory: str, faithful: bool) -> dict:
             totals["cpu"] += cpu
             totals["points"] += len(x)
             print(f"{name:32} {json.dumps(case['params']):62} {verdict:10} "
-                  f"ours {len(got):3} ref {len(want):3}"
+                  f"ours {len(got):3} ref {len(want):3} "
+                  f"{cpu / max(len(x), 1) * 1e4:.3f} s CPU/10k points"
                   + ("" if verdict != "DIFFERENT" else
                      f"\n    ours {summary(got)}\n    ref  {summary(want)}"))
     return totals

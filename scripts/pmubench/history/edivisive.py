@@ -91,26 +91,31 @@ def t_test(prefix: Prefix, a: int, cut: int, b: int, corrected: bool = False) ->
     return ChangePoint(cut, p, m1, m2)
 
 
-def best_split(z: np.ndarray) -> tuple[int, float]:
-    """E-divisive's candidate in z: the (tau, kappa) maximising
-    Q(z[:tau], z[tau:kappa]), 1 <= tau < kappa <= len(z); returns (tau, Q).
+def distance_prefix(z: np.ndarray) -> np.ndarray:
+    """P[i, j] = sum of |z_r - z_c| over r < i, c < j: any block's sum of
+    distances in O(1)."""
+    n = len(z)
+    p = np.zeros((n + 1, n + 1))
+    p[1:, 1:] = np.abs(z[:, None] - z[None, :]).cumsum(0).cumsum(1)
+    return p
+
+
+def best_split(p: np.ndarray, a: int, b: int) -> tuple[int, float]:
+    """E-divisive's candidate in z[a:b] (p: distance_prefix(z)): the
+    (tau, kappa) maximising Q(z[a:tau], z[tau:kappa]), a < tau < kappa <= b;
+    returns (tau, Q).
     Q = 2/(n+m) * sum|X-Y| - 2m/((n+m)(n-1)) * sum_{i<k}|X_i-X_k|
         - 2n/((n+m)(m-1)) * sum_{j<k}|Y_j-Y_k|, n = |X|, m = |Y|, a
     within-sum term 0 when its side has one point. Ties go to the smallest
     tau, then the smallest kappa; Q is 0 where no split exists."""
-    n = len(z)
-    d = np.abs(z[:, None] - z[None, :])
-    p = np.zeros((n + 1, n + 1))
-    p[1:, 1:] = d.cumsum(0).cumsum(1)
-    tau = np.arange(1, n)[:, None]
-    kappa = np.arange(2, n + 1)[None, :]
-    p_tt = p[tau, tau]
-    p_tk = p[tau, kappa]
-    p_kk = p[kappa, kappa]
-    between = p_tk - p_tt
-    within_x = p_tt / 2
+    tau = np.arange(a + 1, b)[:, None]
+    kappa = np.arange(a + 2, b + 1)[None, :]
+    p_tt, p_tk, p_kk = p[tau, tau], p[tau, kappa], p[kappa, kappa]
+    p_at, p_ak = p[a, tau], p[a, kappa]
+    between = p_tk - p_ak - p_tt + p_at
+    within_x = (p_tt - 2 * p_at + p[a, a]) / 2
     within_y = (p_kk - 2 * p_tk + p_tt) / 2
-    nx = tau.astype(float)
+    nx = (tau - a).astype(float)
     ny = (kappa - tau).astype(float)
     total = nx + ny
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -118,9 +123,8 @@ def best_split(z: np.ndarray) -> tuple[int, float]:
              - np.where(nx > 1, 2 * ny / (total * (nx - 1)), 0.0) * within_x
              - np.where(ny > 1, 2 * nx / (total * (ny - 1)), 0.0) * within_y)
     q = np.where(ny >= 1, q, 0.0)
-    flat = int(np.argmax(q))
-    i, j = divmod(flat, q.shape[1])
-    return i + 1, float(q[i, j])
+    i, j = divmod(int(np.argmax(q)), q.shape[1])
+    return a + i + 1, float(q[i, j])
 
 
 def _bounds(points: list[int], n: int) -> list[tuple[int, int]]:
@@ -135,6 +139,7 @@ def window_points(x: np.ndarray, start: int, end: int, max_pvalue: float,
     sides passes max_pvalue. Indexes into x, sorted."""
     z = x[start:end]
     prefix = Prefix(z)
+    distances = distance_prefix(z)
     found: list[int] = []
     best: dict[tuple[int, int], tuple[int, float]] = {}
     while True:
@@ -142,8 +147,7 @@ def window_points(x: np.ndarray, start: int, end: int, max_pvalue: float,
         for a, b in _bounds(found, len(z)):
             if b - a > 1:
                 if (a, b) not in best:
-                    tau, q = best_split(z[a:b])
-                    best[(a, b)] = (a + tau, q)
+                    best[(a, b)] = best_split(distances, a, b)
                 candidates.append((best[(a, b)][1], a, b))
         if not candidates:
             break
