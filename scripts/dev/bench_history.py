@@ -28,6 +28,7 @@ from pmubench import interpreter  # noqa: E402
 interpreter.ensure("bench_history.py", ("numpy", "scipy", "sqlalchemy"))
 
 import numpy as np  # noqa: E402
+from sqlalchemy import event  # noqa: E402
 
 from pmubench.history import detect, ingest, pgcluster, report, store, synthetic  # noqa: E402
 
@@ -68,7 +69,12 @@ def ingest_rate(db: str, workdir: str, benchmarks: int, reps: int, runs: int) ->
 
 
 def build_history(db: str, workdir: str, benchmarks: int, reps: int, commits: int) -> None:
+    """The big history, through ingest.write run by run (no JSON), with
+    SQLite's fsync off: setting up, not measuring."""
     engine = store.open_store(db, create=True)
+    event.listen(engine, "connect",
+                 lambda conn, _record: conn.execute("PRAGMA synchronous=OFF"))
+    engine.dispose()
     rng = np.random.default_rng(2)
     path = os.path.join(workdir, "run.json")
     synthetic.write(path, synthetic.run(T0, run_values(0, benchmarks, reps, rng)))
