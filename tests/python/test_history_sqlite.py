@@ -251,3 +251,16 @@ def test_killed_ingest_leaves_nothing_half_written(tmp_path):
     assert done.returncode == 0
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*) from samples").fetchone() == (18 + expected,)
+
+
+def test_detect_text_and_since(tmp_path):
+    db = str(tmp_path / "h.db")
+    _ingest_series(tmp_path, db, 14)
+    text = history("detect", "--db", db)
+    assert text.returncode == 0
+    assert text.stdout.startswith("2 change points in 6 series on main")
+    assert f"{_sha(8)[:12]} " in text.stdout and "(+10.00%, exact)" in text.stdout
+    after = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(T0 + 9 * DAY))
+    assert _detect(db, "--since", after)["change_points"] == []
+    bad = history("detect", "--db", db, "--since", "yesterday")
+    assert bad.returncode == 2 and "--since" in bad.stderr
