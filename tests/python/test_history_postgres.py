@@ -44,6 +44,16 @@ def test_ingest_and_detect_on_postgresql(tmp_path, cluster):
     points = json.loads(done.stdout)["change_points"]
     assert {(p["metric"], p["commit"]) for p in points} == {
         ("callgrind/instructions/", _sha(8)), ("real_time", _sha(8))}
+    # one more run: detect appends to every series it touches, reads no other
+    more = synthetic.write(str(tmp_path / "r14.json"), synthetic.run(T0 + 14 * DAY, _values(14)))
+    assert history("ingest", "--db", db, "--commit", _sha(14), "--branch", "main",
+                   more).returncode == 0
+    again = json.loads(history("detect", "--db", db, "--format", "json").stdout)
+    assert (again["recomputed"], again["appended"]) == (0, 6)
+    assert {(p["metric"], p["commit"]) for p in again["change_points"]} == {
+        (p["metric"], p["commit"]) for p in points}
+    report = history("report", "--db", db, "-o", tmp_path / "trend")
+    assert report.returncode == 0 and (tmp_path / "trend" / "index.html").exists()
 
 
 def test_concurrent_ingests_lose_and_duplicate_nothing(tmp_path, cluster):
