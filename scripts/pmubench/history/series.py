@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 from sqlalchemy import and_, select
 
 from pmubench import benchjson
