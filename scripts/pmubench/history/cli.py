@@ -1,0 +1,303 @@
+"""scripts/history.py's command line: argparse over the package's
+functions. Exit status: 0 done (judge: no regression), 1 judge found a
+regression, 2 bad input or usage (a message naming the input and the fix,
+before anything is written), 4 judge could judge nothing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+from sqlalchemy import and_, select, update
+from sqlalchemy.exc import SQLAlchemyError
+
+from pmubench import benchjson
+from pmubench.history import detect, ingest, judge, schema, store
+
+EXIT_BAD_INPUT = 2
+PROG = "history.py"
+
+
+class UsageError(Exception):
+    """Bad command-line input; the message names it and the fix."""
+
+
+def _db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", required=True,
+                        help="a SQLite file (PATH) or a PostgreSQL server "
+                             "(postgresql://USER@HOST/DB; password from the URL or PGPASSWORD)")
+
+
+def _detector(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--branch", default="main", help="the branch (default main)")
+    parser.add_argument("--window", type=int, default=30,
+                        help="E-divisive window in commits (default 30)")
+    parser.add_argument("--max-pvalue", type=float, default=0.001,
+                        help="largest p-value of a change point (default 0.001)")
+    parser.add_argument("--min-magnitude", type=float, default=0.0,
+                        help="smallest relative change of a noisy series' change "
+                             "point (default 0: any significant one)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=(
+        "Keep every run of a branch, find change points per series, judge a run "
+        "against the history, and write a trend report (docs/history.md)."))
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    p = verbs.add_parser("ingest", help="add run files (Google Benchmark JSON)")
+    _db(p)
+    p.add_argument("--commit", help="the run's commit (default: HEAD of this checkout)")
+    p.add_argument("--branch", help="its branch (default: this checkout's, else main)")
+    p.add_argument("--machine", help="name of the machine identity (default: made "
+                                     "from its facts)")
+    p.add_argument("--time", help="the commit's time, ISO 8601 (default: the run's "
+                                  "context.date)")
+    p.add_argument("runs", nargs="+", metavar="RUN.json")
+    p = verbs.add_parser("detect", help="list the change points of every series")
+    _db(p)
+    _detector(p)
+    p.add_argument("--since", help="only change points at or after this time (ISO 8601)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p = verbs.add_parser("judge", help="judge a run against the branch's history")
+    _db(p)
+    _detector(p)
+    p.add_argument("--machine", help="the machine name, when one identity has several")
+    p.add_argument("--exact-threshold", type=float, default=0.5, metavar="PCT",
+                   help="change of an exact count that fails (default 0.5%%)")
+    p.add_argument("--threshold", type=float, default=5.0, metavar="PCT",
+                   help="change of a noisy metric that fails, when significant (default 5%%)")
+    p.add_argument("--alpha", type=float, default=0.01,
+                   help="significance of a noisy metric's change (default 0.01)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("head", metavar="HEAD.json")
+    p = verbs.add_parser("report", help="write the trend report DIR/index.html")
+    _db(p)
+    _detector(p)
+    p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p = verbs.add_parser("ack", help="mark a change point as expected")
+    _db(p)
+    for flag in ("--machine", "--benchmark", "--metric", "--commit", "--note"):
+        p.add_argument(flag, required=True)
+    p = verbs.add_parser("exclude", help="drop a bad run from detection, with a reason")
+    _db(p)
+    p.add_argument("--run", type=int, help="the run id (detect --format json, report)")
+    p.add_argument("--commit", help="every run at this commit")
+    p.add_argument("--reason", required=True)
+    p = verbs.add_parser("upgrade", help="bring a database to this tool's schema version")
+    _db(p)
+    return parser
+
+
+def check_args(args: argparse.Namespace) -> None:
+    if getattr(args, "window", 30) < 4:
+        raise UsageError(f"--window {args.window}: must be at least 4 commits")
+    if not 0 < getattr(args, "max_pvalue", 0.5) < 1:
+        raise UsageError(f"--max-pvalue {args.max_pvalue}: must be between 0 and 1")
+    if args.verb == "judge" and not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha {args.alpha}: must be between 0 and 1")
+    if args.verb == "exclude" and (args.run is None) == (args.commit is None):
+        raise UsageError("exclude: give exactly one of --run ID and --commit SHA")
+
+
+def params_of(args: argparse.Namespace) -> detect.Params:
+    return detect.Params(args.window, args.max_pvalue, args.min_magnitude)
+
+
+def _commit_and_branch(args: argparse.Namespace) -> tuple[str, str]:
+    if args.commit:
+        commit = ingest.check_commit(args.commit)
+        checkout = ingest.git_checkout() if not args.branch else None
+        return commit, args.branch or (checkout[1] if checkout and checkout[1] else "main")
+    checkout = ingest.git_checkout()
+    if checkout is None:
+        raise UsageError(f"{os.getcwd()}: not in a git checkout, so the run's commit is "
+                         "unknown; give --commit SHA (and --branch NAME), or run "
+                         "history.py inside the checkout that was measured")
+    if not checkout[1] and not args.branch:
+        raise UsageError(f"the checkout's HEAD {checkout[0][:12]} is detached; give "
+                         "--branch NAME")
+    return checkout[0], args.branch or checkout[1]
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    prepared = [ingest.prepare(path) for path in args.runs]
+    commit, branch = _commit_and_branch(args)
+    forced = ingest.parse_time(args.time, "--time") if args.time else None
+    for p in prepared:
+        if forced is None and p.time is None:
+            raise UsageError(f"{p.path}: has no context.date; give --time ISO-8601")
+    engine = store.open_store(args.db, create=True)
+    for p in prepared:
+        run = ingest.write(engine, p, commit, branch, forced or p.time, args.machine)
+        if run is None:
+            print(f"{PROG}: {p.path}: already in {store.shown(args.db)} (same content); "
+                  "nothing added")
+        else:
+            print(f"{PROG}: {p.path}: run {run}, {p.value_count} values of "
+                  f"{len(p.values)} series, commit {commit[:12]} on {branch}")
+    return 0
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is None or math.isfinite(x) else None
+
+
+def acked(conn) -> dict:  # noqa: ANN001
+    """(series id, commit) -> note of every acknowledged change point."""
+    a = schema.acks
+    return {(s, c): n for s, c, n in conn.execute(select(a.c.series_id, a.c.commit_sha,
+                                                         a.c.note))}
+
+
+def change_json(c: detect.Change, note: str | None) -> dict:
+    return {"machine": c.key.machine, "benchmark": c.key.benchmark, "metric": c.key.metric,
+            "commit": c.commit, "before": c.before, "after": c.after,
+            "change": _finite(c.change), "p_value": c.p_value, "time": _iso(c.time),
+            "acknowledged": note is not None, "note": note}
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    since = ingest.parse_time(args.since, "--since") if args.since else None
+    engine = store.open_store(args.db)
+    refreshed = detect.refresh(engine, args.branch, params_of(args))
+    with engine.connect() as conn:
+        notes = acked(conn)
+    changes = [c for c in refreshed.changes() if since is None or c.time >= since]
+    if args.format == "json":
+        json.dump({"branch": args.branch, "series": len(refreshed.keys),
+                   "recomputed": refreshed.recomputed, "appended": refreshed.appended,
+                   "change_points": [change_json(c, notes.get((c.key.id, c.commit)))
+                                     for c in changes]}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{len(changes)} change points in {len(refreshed.keys)} series on {args.branch}")
+    for c in changes:
+        p = "exact" if c.p_value is None else f"p {c.p_value:.2g}"
+        ack = " (acknowledged)" if (c.key.id, c.commit) in notes else ""
+        change = f"{c.change * 100:+.2f}%" if math.isfinite(c.change) else "from 0"
+        print(f"{c.commit[:12]} {c.key.machine} {c.key.benchmark} {c.key.metric}: "
+              f"{c.before:.6g} -> {c.after:.6g} ({change}, {p}){ack}")
+    return 0
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    head = ingest.prepare(args.head)
+    engine = store.open_store(args.db)
+    rows, name = judge.judge(engine, args.branch, params_of(args), head, args.machine,
+                             args.exact_threshold, args.threshold, args.alpha)
+    code = judge.exit_code(rows)
+    if args.format == "json":
+        json.dump({"machine": name or None, "exit": code,
+                   "rows": [{**r.__dict__, "change": _finite(r.change)} for r in rows]},
+                  sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return code
+    if not name:
+        print(f"{PROG}: {args.head}: no history of its machine identity in "
+              f"{store.shown(args.db)}" + (f" named {args.machine}" if args.machine else "")
+              + "; nothing could be judged (ingest runs of this machine on "
+              f"{args.branch} first)")
+        return 4
+    headline = {0: "OK: no regression", 1: "REGRESSION", 4: "INCONCLUSIVE: nothing judged"}
+    print(f"{headline[code]} ({args.head} against {args.branch} on {name})")
+    for r in rows:
+        if r.verdict in ("regression", "improvement") or code == 4:
+            base = "-" if r.baseline is None else f"{r.baseline:.6g}"
+            change = "" if r.change is None else f" ({r.change * 100:+.2f}%)"
+            print(f"  {r.verdict:11} {r.benchmark} {r.metric}: {base} -> {r.head:.6g}"
+                  f"{change} {r.reason}")
+    return code
+
+
+def _series_id(conn, args: argparse.Namespace) -> int:  # noqa: ANN001
+    s, m = schema.series, schema.machines
+    row = conn.execute(select(s.c.id).select_from(s.join(m, s.c.machine_id == m.c.id))
+                       .where(and_(m.c.name == args.machine, s.c.benchmark == args.benchmark,
+                                   s.c.metric == args.metric))).first()
+    if row is None:
+        raise UsageError(f"no series {args.machine} / {args.benchmark} / {args.metric} in "
+                         f"{store.shown(args.db)}; copy the names from `detect`")
+    return row[0]
+
+
+def _full_commit(conn, prefix: str) -> str:  # noqa: ANN001
+    r = schema.runs
+    prefix = ingest.check_commit(prefix)
+    found = {c for (c,) in conn.execute(select(r.c.commit_sha)
+                                        .where(r.c.commit_sha.like(prefix + "%")))}
+    if len(found) != 1:
+        raise UsageError(f"--commit {prefix}: " + ("no run has it" if not found else
+                         f"matches {len(found)} commits") + "; give the commit from `detect`")
+    return found.pop()
+
+
+def cmd_ack(args: argparse.Namespace) -> int:
+    engine = store.open_store(args.db)
+    with engine.begin() as conn:
+        sid = _series_id(conn, args)
+        commit = _full_commit(conn, args.commit)
+        a = schema.acks
+        conn.execute(a.delete().where(and_(a.c.series_id == sid, a.c.commit_sha == commit)))
+        conn.execute(a.insert().values(series_id=sid, commit_sha=commit, note=args.note,
+                                       time=time.time()))
+    print(f"{PROG}: acknowledged {args.benchmark} {args.metric} at {commit[:12]}")
+    return 0
+
+
+def cmd_exclude(args: argparse.Namespace) -> int:
+    engine = store.open_store(args.db)
+    r = schema.runs
+    with engine.begin() as conn:
+        where = r.c.id == args.run if args.run is not None else \
+            r.c.commit_sha == _full_commit(conn, args.commit)
+        done = conn.execute(update(r).where(where).values(excluded=args.reason))
+        if done.rowcount == 0:
+            raise UsageError(f"--run {args.run}: no such run in {store.shown(args.db)}; "
+                             "`detect --format json` and the report name the runs")
+        detect.bump_generation(conn)
+    print(f"{PROG}: excluded {done.rowcount} run(s): {args.reason}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from pmubench.history import report  # matplotlib is not needed elsewhere
+    engine = store.open_store(args.db)
+    pages = report.write_report(engine, args.branch, params_of(args), args.output)
+    print(f"{PROG}: wrote {os.path.join(args.output, 'index.html')} ({pages} machine pages)")
+    return 0
+
+
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    start, end = store.upgrade(args.db)
+    print(f"{PROG}: {store.shown(args.db)}: schema version {start}" +
+          (f" -> {end}" if end != start else " is current; nothing to do"))
+    return 0
+
+
+COMMANDS = {"ingest": cmd_ingest, "detect": cmd_detect, "judge": cmd_judge,
+            "report": cmd_report, "ack": cmd_ack, "exclude": cmd_exclude,
+            "upgrade": cmd_upgrade}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        check_args(args)
+        return COMMANDS[args.verb](args)
+    except (UsageError, benchjson.BadInput, store.StoreError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except SQLAlchemyError as e:
+        reason = str(getattr(e, "orig", None) or e).strip().splitlines()[0]
+        print(f"{PROG}: error: {store.shown(args.db)}: {reason}; nothing was written "
+              "(the transaction rolled back); check the database and run again",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT

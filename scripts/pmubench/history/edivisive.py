@@ -1,0 +1,262 @@
+"""Split/merge E-divisive change-point detection with a Student t-test.
+
+The method of Fleming et al., "Hunter: Using Change Point Detection to Hunt
+for Performance Regressions" (ICPE 2023), as Apache Otava runs it, written
+here from the paper and Matteson & James, "A Nonparametric Approach for
+Multiple Change Point Analysis of Multivariate Data" (2014):
+
+- split: slide a window of `window` points over the series by half a
+  window; inside each window, E-divisive bisection (the split that
+  maximises the energy statistic Q-hat) finds candidates, each kept while a
+  two-sample t-test of its two sides has p <= a relaxed p-value (10x the
+  final one below 0.05, 2x below 0.5). Their union is the weak points.
+- merge: re-test every weak point against its neighbours' segments; drop
+  the weakest (largest p-value above max_pvalue, else smallest relative
+  change when not above min_magnitude) and re-test its neighbours, until
+  every point stands.
+
+Pure numpy/scipy over a 1-D float array; indexes are 0-based and a point
+at i means x[i] is the first value of the new level.
+
+Two modes. faithful=True is the reference method to the letter: the same
+answers as Otava on its own test series, including its re-test after a
+drop (the point after the dropped one and the next, not the one before).
+The default differs in two ways, each measured by scripts/dev/check_detector.py:
+a drop re-tests both neighbours, and each t-test's p-value is corrected for
+the choice of the split (Sidak over the segment's b - a - 1 possible cuts:
+the candidate is the best of them, so its raw p-value is too small). On
+pure noise that removes the false points the reference finds (about one
+per 700 points at p 0.001) at the same power on steps of 2 standard
+deviations and more; steps of 1 deviation are found less often.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import stdtr
+
+
+@dataclass
+class ChangePoint:
+    index: int
+    p_value: float
+    mean_before: float
+    mean_after: float
+
+    @property
+    def magnitude(self) -> float:
+        """The larger of the forward and backward relative changes."""
+        forward = self.mean_after / self.mean_before - 1 if self.mean_before else 0.0
+        backward = self.mean_before / self.mean_after - 1 if self.mean_after else 0.0
+        return max(abs(forward), abs(backward))
+
+
+class Prefix:
+    """Sums and sums of squares of x's prefixes: any segment's mean and
+    (ddof=0) deviation in O(1)."""
+
+    def __init__(self, x: np.ndarray) -> None:
+        self.s1 = np.concatenate(([0.0], np.cumsum(x)))
+        self.s2 = np.concatenate(([0.0], np.cumsum(x * x)))
+
+    def stats(self, a: int, b: int) -> tuple[float, float, int]:
+        n = b - a
+        mean = (self.s1[b] - self.s1[a]) / n
+        var = (self.s2[b] - self.s2[a]) / n - mean * mean
+        return mean, (var if var > 0 and n >= 2 else 0.0), n
+
+
+def t_test(prefix: Prefix, a: int, cut: int, b: int, corrected: bool = False) -> ChangePoint:
+    """Student's two-sample t-test (pooled variance, as scipy's
+    ttest_ind_from_stats with equal_var) of x[a:cut] against x[cut:b], the
+    deviations taken with ddof=0 as the method does; corrected: the
+    p-value of the best of b - a - 1 cuts (Sidak)."""
+    m1, v1, n1 = prefix.stats(a, cut)
+    m2, v2, n2 = prefix.stats(cut, b)
+    if n1 + n2 <= 2:
+        return ChangePoint(cut, 1.0, m1, m2)
+    df = n1 + n2 - 2
+    pooled = ((n1 - 1) * v1 + (n2 - 1) * v2) / df
+    denom = np.sqrt(pooled * (1.0 / n1 + 1.0 / n2))
+    diff = m1 - m2
+    if denom == 0 or denom < 1e-12 * max(abs(m1), abs(m2)):
+        # Two constant sides: equal means prove nothing, different ones differ.
+        p = 1.0 if diff == 0 else 0.0
+    else:
+        p = float(2.0 * stdtr(df, -abs(diff) / denom))
+    if corrected and 0 < p < 1:
+        p = float(-np.expm1((b - a - 1) * np.log1p(-p)))
+    return ChangePoint(cut, p, m1, m2)
+
+
+def distance_prefix(z: np.ndarray) -> np.ndarray:
+    """P[i, j] = sum of |z_r - z_c| over r < i, c < j: any block's sum of
+    distances in O(1)."""
+    n = len(z)
+    p = np.zeros((n + 1, n + 1))
+    p[1:, 1:] = np.abs(z[:, None] - z[None, :]).cumsum(0).cumsum(1)
+    return p
+
+
+def best_split(p: np.ndarray, a: int, b: int) -> tuple[int, float]:
+    """E-divisive's candidate in z[a:b] (p: distance_prefix(z)): the
+    (tau, kappa) maximising Q(z[a:tau], z[tau:kappa]), a < tau < kappa <= b;
+    returns (tau, Q).
+    Q = 2/(n+m) * sum|X-Y| - 2m/((n+m)(n-1)) * sum_{i<k}|X_i-X_k|
+        - 2n/((n+m)(m-1)) * sum_{j<k}|Y_j-Y_k|, n = |X|, m = |Y|, a
+    within-sum term 0 when its side has one point. Ties go to the smallest
+    tau, then the smallest kappa; Q is 0 where no split exists."""
+    tau = np.arange(a + 1, b)[:, None]
+    kappa = np.arange(a + 2, b + 1)[None, :]
+    p_tt, p_tk, p_kk = p[tau, tau], p[tau, kappa], p[kappa, kappa]
+    p_at, p_ak = p[a, tau], p[a, kappa]
+    between = p_tk - p_ak - p_tt + p_at
+    within_x = (p_tt - 2 * p_at + p[a, a]) / 2
+    within_y = (p_kk - 2 * p_tk + p_tt) / 2
+    nx = (tau - a).astype(float)
+    ny = (kappa - tau).astype(float)
+    total = nx + ny
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = (2 / total * between
+             - np.where(nx > 1, 2 * ny / (total * (nx - 1)), 0.0) * within_x
+             - np.where(ny > 1, 2 * nx / (total * (ny - 1)), 0.0) * within_y)
+    q = np.where(ny >= 1, q, 0.0)
+    i, j = divmod(int(np.argmax(q)), q.shape[1])
+    return a + i + 1, float(q[i, j])
+
+
+def _bounds(points: list[int], n: int) -> list[tuple[int, int]]:
+    edges = [0, *points, n]
+    return [(a, b) for a, b in zip(edges, edges[1:]) if b > a]
+
+
+def window_points(x: np.ndarray, start: int, end: int, max_pvalue: float,
+                  corrected: bool = False) -> list[int]:
+    """E-divisive bisection of x[start:end]: the candidate of the segment
+    with the largest Q, kept while its t-test against its segment's two
+    sides passes max_pvalue. Indexes into x, sorted."""
+    z = x[start:end]
+    prefix = Prefix(z)
+    distances = distance_prefix(z)
+    found: list[int] = []
+    best: dict[tuple[int, int], tuple[int, float]] = {}
+    while True:
+        candidates = []
+        for a, b in _bounds(found, len(z)):
+            if b - a > 1:
+                if (a, b) not in best:
+                    best[(a, b)] = best_split(distances, a, b)
+                candidates.append((best[(a, b)][1], a, b))
+        if not candidates:
+            break
+        q, a, b = max(candidates, key=lambda c: c[0])
+        cut = best[(a, b)][0]
+        if t_test(prefix, a, cut, b, corrected).p_value > max_pvalue:
+            break
+        found = sorted(found + [cut])
+    return [start + i for i in found]
+
+
+def relaxed(max_pvalue: float) -> float:
+    """The split pass's p-value: weak points are kept at 10x the final
+    p-value below 0.05, 2x below 0.5."""
+    if max_pvalue < 0.05:
+        return max_pvalue * 10
+    return max_pvalue * 2 if max_pvalue < 0.5 else max_pvalue
+
+
+def split(x: np.ndarray, window: int, max_pvalue: float, start: int = 0,
+          weak: list[int] | None = None, corrected: bool = False) -> list[int]:
+    """The weak points: the union of window_points over windows from
+    `start` on, each starting half a window after the last (or at the last
+    point it found, when that is further). `weak` are points kept from an
+    earlier pass over the series' head (incremental detection)."""
+    if window < 2:
+        raise ValueError("window must be at least 2")
+    points = set(weak or ())
+    step = window // 2
+    n = len(x)
+    while start < n:
+        end = min(start + window, n)
+        found = window_points(x, start, end, max_pvalue, corrected)
+        points.update(found)
+        start = max(found[-1] if found else 0, start + step)
+    return sorted(points)
+
+
+def _test_at(prefix: Prefix, points: list[int], k: int, n: int,
+             corrected: bool) -> ChangePoint:
+    a = points[k - 1] if k > 0 else 0
+    b = points[k + 1] if k + 1 < len(points) else n
+    return t_test(prefix, a, points[k], b, corrected)
+
+
+def merge(x: np.ndarray, weak: list[int], max_pvalue: float,
+          min_magnitude: float, faithful: bool = False) -> list[ChangePoint]:
+    """Drops weak points until each has p < max_pvalue and a relative
+    change above min_magnitude; each drop re-tests the two neighbours,
+    whose segments it joined (faithful: the reference's choice, below)."""
+    prefix = Prefix(x)
+    n = len(x)
+    points = list(weak)
+    corrected = not faithful
+    tested = [_test_at(prefix, points, k, n, corrected) for k in range(len(points))]
+    while tested:
+        k = max(range(len(tested)), key=lambda i: tested[i].p_value)
+        if tested[k].p_value < max_pvalue:
+            k = min(range(len(tested)), key=lambda i: tested[i].magnitude)
+            if tested[k].magnitude > min_magnitude:
+                break
+        del points[k], tested[k]
+        # The reference re-tests the points now at k and k + 1; the one
+        # before the drop, at k - 1, keeps its stale p-value there.
+        for j in ((k, k + 1) if faithful else (k - 1, k)):
+            if 0 <= j < len(points):
+                tested[j] = _test_at(prefix, points, j, n, corrected)
+    return tested
+
+
+def detect(x, window: int = 30, max_pvalue: float = 0.001,
+           min_magnitude: float = 0.0, faithful: bool = False
+           ) -> tuple[list[ChangePoint], list[int]]:
+    """Change points of series x (floats; NaN for a missing value is
+    filled from its neighbours) and the weak points (kept for incremental
+    detection)."""
+    x = fill_missing(np.asarray(x, dtype=np.float64))
+    weak = split(x, window, relaxed(max_pvalue), corrected=not faithful)
+    return merge(x, weak, max_pvalue, min_magnitude, faithful), weak
+
+
+def detect_appended(x, old_weak: list[int], old_length: int, window: int = 30,
+                    max_pvalue: float = 0.001, min_magnitude: float = 0.0,
+                    faithful: bool = False) -> tuple[list[ChangePoint], list[int]]:
+    """detect() after points were appended to a series of old_length whose
+    weak points were old_weak: the split pass runs again only over the
+    tail (from four windows plus the new points before the end, or the
+    last weak point before that), the merge over everything."""
+    x = fill_missing(np.asarray(x, dtype=np.float64))
+    new = len(x) - old_length
+    limit = len(x) - (new / window + 4) * window
+    keep = [p for p in old_weak if p < limit]
+    start = keep[-1] if keep else 0
+    step = max(window // 2, 1)
+    start = max([start] + [s for s in range(0, len(x), step) if s < limit])
+    weak = split(x, window, relaxed(max_pvalue), start=start,
+                 weak=[p for p in old_weak if p < start], corrected=not faithful)
+    return merge(x, weak, max_pvalue, min_magnitude, faithful), weak
+
+
+def fill_missing(x: np.ndarray) -> np.ndarray:
+    """Each NaN replaced by the value before it (leading ones by the first
+    value after them)."""
+    if not np.isnan(x).any():
+        return x
+    x = x.copy()
+    good = np.flatnonzero(~np.isnan(x))
+    if good.size == 0:
+        return np.zeros_like(x)
+    index = np.maximum.accumulate(np.where(~np.isnan(x), np.arange(len(x)), -1))
+    index[index < 0] = good[0]
+    return x[index]

@@ -1,0 +1,203 @@
+"""Reading a run file into the history: every repetition of every metric
+of every benchmark, in one transaction (a killed ingest leaves nothing),
+keyed by the SHA-256 of the file's bytes (the same file twice is one run;
+two ingests of it at once into PostgreSQL: one wins, the other finds it)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+import subprocess
+import time as time_module
+from dataclasses import dataclass, field
+
+from sqlalchemy import and_, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Engine
+
+from pmubench import benchjson
+from pmubench.history import identity, schema
+
+_SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")
+
+
+@dataclass
+class Prepared:
+    """A run file read and checked, nothing written yet."""
+    path: str
+    content_hash: str
+    facts: dict
+    identity: str
+    backend: str
+    time: float | None
+    # (benchmark, metric) -> every repetition's value, in file order
+    values: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+
+    @property
+    def value_count(self) -> int:
+        return sum(len(v) for v in self.values.values())
+
+
+def parse_time(text: str, what: str) -> float:
+    """ISO 8601 (a naive one is UTC) or seconds since the epoch."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise benchjson.BadInput(f"{what}: {text!r} is not a time; write ISO 8601 "
+                                 "(2026-11-27T15:00:00+00:00) or seconds since "
+                                 "1970") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return when.timestamp()
+
+
+def _check_backends(bench: benchjson.BenchFile, path: str) -> None:
+    """A file is one backend's: callgrind counts only with a callgrind
+    context (valgrind version and cache geometry known), and either every
+    measured benchmark has them or none has."""
+    backend = identity.backend_of(bench.context)
+    ok = [r for r in bench.runs if not r.failed and r.run_type == "iteration"] or \
+        [r for r in bench.runs if not r.failed]
+    simulated = [any(benchjson.is_simulated(m) for m in r.metrics) for r in ok]
+    if any(simulated) and backend != "callgrind":
+        raise benchjson.BadInput(
+            f"{path}: holds callgrind counts but its context says backend "
+            f"{backend!r}: a file mixing backends (merged from a native and a "
+            "simulated run?); ingest each backend's own file")
+    if backend == "callgrind" and not all(simulated):
+        native = ok[simulated.index(False)].name
+        raise benchjson.BadInput(
+            f"{path}: a callgrind run whose benchmark {native} has no callgrind "
+            "counts: a file mixing backends; ingest each backend's own file")
+
+
+def _collect(bench: benchjson.BenchFile) -> dict[tuple[str, str], list[float]]:
+    """Every repetition of every metric; for a benchmark the file holds no
+    repetitions of (--benchmark_report_aggregates_only) its median
+    aggregate, else its mean, is the one value."""
+    with_reps = {r.run_name for r in bench.runs if r.run_type == "iteration"}
+    chosen: dict[str, str] = {}
+    for run in bench.runs:
+        if run.run_type != "iteration" and run.run_name not in with_reps and \
+                run.aggregate_name in ("median", "mean") and not run.failed:
+            if chosen.get(run.run_name) != "median":
+                chosen[run.run_name] = run.aggregate_name
+    values: dict[tuple[str, str], list[float]] = {}
+    for run in bench.runs:
+        wanted = (run.run_type == "iteration" or
+                  chosen.get(run.run_name) == run.aggregate_name)
+        if run.failed or not wanted:
+            continue
+        for metric, value in run.metrics.items():
+            values.setdefault((run.run_name, metric), []).append(value)
+    return values
+
+
+def prepare(path: str) -> Prepared:
+    """Reads and checks one run file; raises benchjson.BadInput."""
+    try:
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+    except OSError as e:
+        raise benchjson.BadInput(f"{path}: cannot read: {e.strerror}") from None
+    bench = benchjson.load(path)
+    _check_backends(bench, path)
+    facts = identity.facts_of(bench.context)
+    date = bench.context.get("date")
+    when = parse_time(date, f"{path}: context.date") if isinstance(date, str) else None
+    values = _collect(bench)
+    if not values:
+        raise benchjson.BadInput(f"{path}: every benchmark failed; nothing to keep")
+    return Prepared(path, digest, facts, identity.identity_of(facts),
+                    identity.backend_of(bench.context), when, values)
+
+
+def git_checkout(cwd: str | None = None) -> tuple[str, str] | None:
+    """(HEAD's commit, its branch) of the checkout cwd is in, or None."""
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", *args], cwd=cwd, capture_output=True,
+                                  text=True, timeout=30, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+    commit = git("rev-parse", "HEAD")
+    if not commit:
+        return None
+    branch = git("rev-parse", "--abbrev-ref", "HEAD")
+    return commit, (branch if branch and branch != "HEAD" else "")
+
+
+def check_commit(commit: str) -> str:
+    if not _SHA.match(commit):
+        raise benchjson.BadInput(f"--commit {commit!r}: not a commit SHA; give the "
+                                 "hexadecimal id (git rev-parse HEAD)")
+    return commit.lower()
+
+
+def _insert(conn, table):  # noqa: ANN001 - the dialect's INSERT ... ON CONFLICT
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    return dialect.insert(table)
+
+
+def machine_id(conn, prepared: Prepared, name: str | None) -> tuple[int, str]:  # noqa: ANN001
+    """The machines row of the run's identity and name (made when new);
+    a name already given to other facts gets the identity's digits."""
+    m = schema.machines
+    if name is None:
+        row = conn.execute(select(m.c.name).where(m.c.identity == prepared.identity)
+                           .order_by(m.c.id)).first()
+        name = row[0] if row else identity.default_name(prepared.facts, prepared.identity)
+    else:
+        other = conn.execute(select(m.c.id).where(and_(
+            m.c.name == name, m.c.identity != prepared.identity))).first()
+        if other:
+            name = f"{name}-{prepared.identity[:8]}"
+    conn.execute(_insert(conn, m).values(
+        identity=prepared.identity, name=name,
+        facts=json.dumps(prepared.facts, sort_keys=True)).on_conflict_do_nothing())
+    row = conn.execute(select(m.c.id).where(and_(
+        m.c.identity == prepared.identity, m.c.name == name))).one()
+    return row[0], name
+
+
+def _series_ids(conn, machine: int, keys: list[tuple[str, str]]) -> dict:  # noqa: ANN001
+    """The series ids of keys, made when new (a concurrent ingest may make
+    the same ones: ON CONFLICT DO NOTHING, then read them back)."""
+    s = schema.series
+    query = select(s.c.id, s.c.benchmark, s.c.metric).where(s.c.machine_id == machine)
+    ids = {(b, m): i for i, b, m in conn.execute(query)}
+    missing = [k for k in keys if k not in ids]
+    if missing:
+        conn.execute(_insert(conn, s).on_conflict_do_nothing(),
+                     [{"machine_id": machine, "benchmark": b, "metric": m} for b, m in missing])
+        ids = {(b, m): i for i, b, m in conn.execute(query)}
+    return ids
+
+
+def write(engine: Engine, prepared: Prepared, commit: str, branch: str,
+          when: float, name: str | None) -> int | None:
+    """Stores the run in one transaction; returns its id, or None when the
+    database already holds this file."""
+    with engine.begin() as conn:
+        machine, _ = machine_id(conn, prepared, name)
+        r = schema.runs
+        done = conn.execute(_insert(conn, r).values(
+            content_hash=prepared.content_hash, machine_id=machine, commit_sha=commit,
+            branch=branch, time=when, backend=prepared.backend, source=prepared.path,
+            ingested=time_module.time()).on_conflict_do_nothing())
+        if done.rowcount == 0:
+            return None
+        run = conn.execute(select(r.c.id).where(
+            r.c.content_hash == prepared.content_hash)).scalar_one()
+        ids = _series_ids(conn, machine, list(prepared.values))
+        conn.execute(schema.samples.insert(), [
+            {"run_id": run, "series_id": ids[key], "repetition": i, "value": v}
+            for key, values in prepared.values.items() for i, v in enumerate(values)])
+        return run

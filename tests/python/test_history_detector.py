@@ -1,0 +1,111 @@
+"""The history's change-point detector (pmubench.history.edivisive) and its
+exact-series handling (pmubench.history.detect), pinned on synthetic series:
+planted steps (exact and noisy), flat noise, zero variance, incremental
+detection equal to a full one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pmubench.history import detect, edivisive
+from pmubench.history.series import Point
+
+
+def _steps(levels, length, sd, seed):
+    rng = np.random.default_rng(seed)
+    return np.concatenate([level + rng.normal(0, sd, length) for level in levels])
+
+
+@pytest.mark.parametrize("faithful", [False, True])
+def test_noisy_steps_found_at_their_index(faithful):
+    x = _steps([100, 120, 90], 60, 2.0, seed=1)
+    found, _ = edivisive.detect(x, window=30, max_pvalue=0.001, faithful=faithful)
+    assert [c.index for c in found] == [60, 120]
+    assert found[0].mean_before == pytest.approx(100, abs=1)
+    assert found[0].mean_after == pytest.approx(120, abs=1)
+    assert all(c.p_value < 0.001 for c in found)
+
+
+def test_flat_noise_gives_no_points_by_default():
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        found, _ = edivisive.detect(1000 + rng.normal(0, 10, 600), 30, 0.001)
+        assert found == []
+
+
+def test_correction_removes_points_the_faithful_mode_finds_on_noise():
+    rng = np.random.default_rng(7)
+    series = [1000 + rng.normal(0, 10, 1000) for _ in range(8)]
+    faithful = sum(len(edivisive.detect(x, 30, 0.001, faithful=True)[0]) for x in series)
+    default = sum(len(edivisive.detect(x, 30, 0.001)[0]) for x in series)
+    assert default < faithful
+
+
+def test_zero_variance_segments_do_not_break_the_t_test():
+    x = np.array([5.0] * 40 + [7.0] * 40)
+    found, _ = edivisive.detect(x, 30, 0.001)
+    assert [c.index for c in found] == [40]
+    assert found[0].p_value == 0.0
+
+
+def test_constant_series_has_no_points():
+    assert edivisive.detect(np.full(100, 3.0), 30, 0.001)[0] == []
+
+
+def test_missing_values_are_filled_from_the_previous_one():
+    x = np.array([np.nan, 1.0, np.nan, 3.0])
+    assert list(edivisive.fill_missing(x)) == [1.0, 1.0, 1.0, 3.0]
+
+
+def test_min_magnitude_drops_small_significant_steps():
+    x = _steps([100, 101], 100, 0.1, seed=2)
+    assert [c.index for c in edivisive.detect(x, 30, 0.001)[0]] == [100]
+    assert edivisive.detect(x, 30, 0.001, min_magnitude=0.05)[0] == []
+
+
+def test_incremental_equals_full_after_appending_points():
+    x = _steps([100, 110, 104, 120], 80, 1.5, seed=5)
+    for n in (200, 260, 319):
+        _, weak = edivisive.detect(x[:n], 30, 0.001)
+        incremental, _ = edivisive.detect_appended(x[:n + 1], weak, n, 30, 0.001)
+        full, _ = edivisive.detect(x[:n + 1], 30, 0.001)
+        assert [c.index for c in incremental] == [c.index for c in full]
+
+
+def _points(values_per_commit):
+    return [Point(f"{i:040x}", float(i), i + 1, list(v))
+            for i, v in enumerate(values_per_commit)]
+
+
+def test_exact_series_gets_every_step_however_small():
+    values = [[1000.0] * 3] * 10 + [[1000.5] * 3] * 2 + [[990.0] * 3] * 10
+    state = detect.full_state(_points(values), "callgrind/instructions/", detect.Params())
+    assert state.exact
+    assert [(c[0], c[1]) for c in state.changes] == [(10, None), (12, None)]
+    assert state.changes[0][2:] == (1000.0, 1000.5)
+
+
+def test_instruction_count_with_spread_is_handled_as_noisy():
+    rng = np.random.default_rng(4)
+    values = [list(1000 + rng.normal(0, 1, 3)) for _ in range(40)]
+    state = detect.full_state(_points(values), "instructions", detect.Params())
+    assert not state.exact
+    assert state.changes == []
+
+
+def test_time_is_never_exact_even_without_spread():
+    values = [[5.0]] * 20 + [[6.0]] * 20
+    state = detect.full_state(_points(values), "real_time", detect.Params())
+    assert not state.exact
+    assert [c[0] for c in state.changes] == [20]
+    assert state.changes[0][1] is not None
+
+
+def test_state_survives_encoding():
+    values = [[1.0, 1.0]] * 5 + [[2.0, 2.0]] * 5
+    state = detect.full_state(_points(values), "callgrind/instructions/", detect.Params())
+    again = detect.State.decode(state.encode())
+    assert again.changes == state.changes
+    assert list(again.medians) == list(state.medians)
+    assert list(again.runs) == list(state.runs)
