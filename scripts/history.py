@@ -16,17 +16,13 @@ The logic lives in scripts/pmubench/history/; docs/history.md is the guide.
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pmubench.base import launch
 
-from pmubench import interpreter  # noqa: E402
-
-interpreter.PACKAGES.setdefault("sqlalchemy", "python3-sqlalchemy")
-interpreter.ensure("history.py", ("numpy", "scipy", "sqlalchemy"))
+launch.ensure("history.py", launch.HISTORY_NEEDS)
 
 from pmubench.history import cli  # noqa: E402
 

@@ -4,7 +4,7 @@
 of SERIES series x COMMITS commits; prints the figures docs/history.md
 quotes.
 
-    python3 scripts/dev/bench_history.py [--series 2000] [--commits 1000] [--reps 3]
+    cd scripts && /usr/bin/python3 -m dev.bench_history [--series 2000] [--commits 1000] [--reps 3]
 
 The history is synthetic (pmubench.history.synthetic): a third of the series
 exact callgrind counts, two thirds noisy times, a step every 250
@@ -21,11 +21,9 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pmubench.base import launch  # noqa: E402
 
-from pmubench import interpreter  # noqa: E402
-
-interpreter.ensure("bench_history.py", ("numpy", "scipy", "sqlalchemy"))
+launch.ensure("bench_history.py", launch.HISTORY_NEEDS)
 
 import numpy as np  # noqa: E402
 from sqlalchemy import event  # noqa: E402

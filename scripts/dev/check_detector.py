@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Checks the history's change-point detector against reference series.
 
-    python3 scripts/dev/check_detector.py DIR
+    cd scripts && /usr/bin/python3 -m dev.check_detector DIR
 
 DIR holds, per series NAME, NAME.csv (columns index,value; an empty value
 is a missing run) and NAME.expected.json (a list of "cases", each with a
@@ -26,11 +26,9 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pmubench.base import launch  # noqa: E402
 
-from pmubench import interpreter  # noqa: E402
-
-interpreter.ensure("check_detector.py", ("numpy", "scipy"))
+launch.ensure("check_detector.py", launch.COMPARE_NEEDS)
 
 import numpy as np  # noqa: E402
 

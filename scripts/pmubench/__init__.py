@@ -18,7 +18,7 @@ other in a circle).
   report/    the HTML report behind reports/plot.py: what each figure
              shows is planned apart from the matplotlib drawing
   convert/   Google Benchmark source to pmubench (scripts/convert)
-  history/   (to come) the results history behind scripts/history.py
+  history/   the results history behind scripts/history.py (docs/history.md)
 
 The entry points sit above every layer, beside the package:
 scripts/compare.py, scripts/merge.py, scripts/convert, reports/plot.py

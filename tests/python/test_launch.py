@@ -170,7 +170,7 @@ def _top_level_imports(tree: ast.Module):
     return imports, ensures
 
 
-ENTRY_POINTS = ("reports/plot.py", "scripts/compare.py", "scripts/merge.py",
+ENTRY_POINTS = ("reports/plot.py", "scripts/compare.py", "scripts/history.py", "scripts/merge.py",
                 "scripts/convert", "scripts/pmu-vm", "scripts/test")
 
 

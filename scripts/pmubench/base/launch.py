@@ -42,9 +42,12 @@ NO_NEEDS = ()
 COMPARE_NEEDS = ("scipy", "numpy")
 # The report uses compare's statistics too.
 REPORT_NEEDS = ("numpy", "scipy", "matplotlib")
+# The results history stores runs through SQLAlchemy Core.
+HISTORY_NEEDS = ("numpy", "scipy", "sqlalchemy")
 # The Debian package of each module.
 PACKAGES = {"numpy": "python3-numpy", "scipy": "python3-scipy",
-            "matplotlib": "python3-matplotlib"}
+            "matplotlib": "python3-matplotlib",
+            "sqlalchemy": "python3-sqlalchemy"}
 
 
 def missing(modules):

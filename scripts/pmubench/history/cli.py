@@ -15,10 +15,10 @@ import time
 from sqlalchemy import and_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 from pmubench.history import detect, ingest, judge, schema, store
 
-EXIT_BAD_INPUT = 2
+from pmubench.base.exits import EXIT_BAD_INPUT  # noqa: F401 (history.py uses it too)
 PROG = "history.py"
 
 
@@ -150,13 +150,6 @@ def _finite(x: float | None) -> float | None:
     return x if x is None or math.isfinite(x) else None
 
 
-def acked(conn) -> dict:  # noqa: ANN001
-    """(series id, commit) -> note of every acknowledged change point."""
-    a = schema.acks
-    return {(s, c): n for s, c, n in conn.execute(select(a.c.series_id, a.c.commit_sha,
-                                                         a.c.note))}
-
-
 def change_json(c: detect.Change, note: str | None) -> dict:
     return {"machine": c.key.machine, "benchmark": c.key.benchmark, "metric": c.key.metric,
             "commit": c.commit, "before": c.before, "after": c.after,
@@ -169,7 +162,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     engine = store.open_store(args.db)
     refreshed = detect.refresh(engine, args.branch, params_of(args))
     with engine.connect() as conn:
-        notes = acked(conn)
+        notes = store.acked(conn)
     changes = [c for c in refreshed.changes() if since is None or c.time >= since]
     if args.format == "json":
         json.dump({"branch": args.branch, "series": len(refreshed.keys),

@@ -17,7 +17,7 @@ from sqlalchemy import and_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 from pmubench.history import identity, schema
 
 _SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")

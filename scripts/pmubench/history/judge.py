@@ -20,7 +20,8 @@ import numpy as np
 from scipy.special import stdtr
 from sqlalchemy import and_, select
 
-from pmubench import benchjson
+from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
+from pmubench.runs import benchjson
 from pmubench.history import detect, ingest, schema
 from pmubench.history.series import same, zero_spread
 
@@ -110,6 +111,7 @@ def judge(engine, branch: str, params: detect.Params, prepared: ingest.Prepared,
 
 
 def exit_code(rows: list[Row]) -> int:
+    """compare.py's statuses: a regression, else judged, else nothing judged."""
     if any(r.verdict == "regression" for r in rows):
-        return 1
-    return 0 if any(r.verdict != "unjudged" for r in rows) else 4
+        return EXIT_REGRESSION
+    return EXIT_OK if any(r.verdict != "unjudged" for r in rows) else EXIT_INCONCLUSIVE

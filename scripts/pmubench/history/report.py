@@ -3,7 +3,7 @@ has a page: its open change points newest first, a chart per changed
 series (newest change first, at most MAX_CHARTS of them; the rest are in
 the overview), and every series in a compact overview table with
 sparklines, sorted by its latest change. Self-contained HTML with inline
-SVG; every file is written whole (pmubench.atomic)."""
+SVG; every file is written whole (pmubench.base.atomic)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from html import escape
 
 from sqlalchemy import select
 
-from pmubench import atomic, benchjson
-from pmubench.history import detect, schema, svg
-from pmubench.history.cli import acked
+from pmubench.base import atomic
+from pmubench.runs import benchjson
+from pmubench.history import detect, schema, store, svg
 from pmubench.history.series import load_samples, points_of
 
 MAX_CHARTS = 150
@@ -153,7 +153,7 @@ def write_report(engine, branch: str, params: detect.Params, outdir: str) -> int
     changes = refreshed.changes()
     m = schema.machines
     with engine.connect() as conn:
-        notes = acked(conn)
+        notes = store.acked(conn)
         machines = [(i, n, json.loads(f)) for i, n, f in
                     conn.execute(select(m.c.id, m.c.name, m.c.facts).order_by(m.c.name))]
         excluded = _excluded(conn)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import and_, select
 
-from pmubench import benchjson
+from pmubench.runs import benchjson
 from pmubench.history import schema
 
 # Counts that are exact where a PMU counts them (user space): a step in

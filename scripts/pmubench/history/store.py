@@ -186,3 +186,10 @@ def upgrade(db: str) -> tuple[int, int]:
             version += 1
         conn.execute(schema.schema_version.update().values(version=version))
     return start, version
+
+
+def acked(conn) -> dict:  # noqa: ANN001
+    """(series id, commit) -> note of every acknowledged change point."""
+    a = schema.acks
+    return {(s, c): n for s, c, n in conn.execute(select(a.c.series_id, a.c.commit_sha,
+                                                         a.c.note))}
