@@ -23,7 +23,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Callable
+from typing import Callable, NamedTuple
 
 EXIT_LIMIT = 124  # as timeout(1)
 TICK_SECONDS = 1.0
@@ -45,18 +45,24 @@ def read_load() -> float:
         return float(f.read().split()[0])
 
 
+class Watched(NamedTuple):
+    ended: bool      # the command ended before the limit
+    wall: float      # wall seconds
+    counted: float   # an unloaded machine's seconds
+    peak: float      # the highest one-minute load seen
+
+
 def watch(proc: subprocess.Popen, quiet_seconds: float, cpus: int,
           load: Callable[[], float] = read_load,
-          tick: float = TICK_SECONDS) -> tuple[bool, float, float]:
+          tick: float = TICK_SECONDS) -> Watched:
     """Waits for `proc`, counting machine seconds, until it ends or the
-    count reaches `quiet_seconds`. Returns (ended in time, wall seconds,
-    the highest load seen)."""
+    count reaches `quiet_seconds`."""
     start = last = time.monotonic()
     counted, peak = 0.0, 0.0
     while True:
         try:
             proc.wait(timeout=tick)
-            return True, time.monotonic() - start, peak
+            return Watched(True, time.monotonic() - start, counted, peak)
         except subprocess.TimeoutExpired:
             pass
         now = time.monotonic()
@@ -65,7 +71,7 @@ def watch(proc: subprocess.Popen, quiet_seconds: float, cpus: int,
         counted += machine_seconds(now - last, current, cpus)
         last = now
         if counted >= quiet_seconds:
-            return False, now - start, peak
+            return Watched(False, now - start, counted, peak)
 
 
 def stop_group(proc: subprocess.Popen) -> None:
@@ -99,16 +105,21 @@ def main(argv: list[str]) -> int:
     except OSError as e:
         parser.error(f"cannot run {args.command[0]!r}: {e.strerror}")
     try:
-        ended, wall, peak = watch(proc, args.quiet_seconds, cpus)
+        w = watch(proc, args.quiet_seconds, cpus)
     except BaseException:
         stop_group(proc)
         raise
-    if ended:
+    name = " ".join(args.command)
+    if w.ended:
+        print(f"deadline.py: {name} took {w.wall:.0f} s ({w.counted:.0f} s of "
+              f"an unloaded machine's time of the {args.quiet_seconds:.0f} s "
+              f"allowed; load up to {w.peak:.1f} on {cpus} CPUs)",
+              file=sys.stderr)
         return proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
     stop_group(proc)
-    print(f"deadline.py: {' '.join(args.command)} did not end within "
+    print(f"deadline.py: {name} did not end within "
           f"{args.quiet_seconds:.0f} s of an unloaded machine's time "
-          f"({wall:.0f} s of wall time, load up to {peak:.1f} on {cpus} "
+          f"({w.wall:.0f} s of wall time, load up to {w.peak:.1f} on {cpus} "
           f"CPUs): a hang? Stopped.", file=sys.stderr)
     return EXIT_LIMIT
 
