@@ -183,6 +183,51 @@ TEST(CounterGroupTest, TouchingFreshPagesCountsExactlyThatManyPageFaults) {
   }
 }
 
+// A group turned off and on again (the turns of a split set) counts in
+// every member, also in members on another PMU than the leader's: the page
+// faults here are perf_swevent's, the leader is perf_task_clock's and
+// cpu-clock perf_cpu_clock's. Enabling the members one by one (the ioctl
+// with PERF_IOC_FLAG_GROUP) left those off the PMU until the thread was
+// next switched in, so almost every round read 0 faults, the leader's
+// times saying it ran. Each round checks exact counts right after the
+// enable; while the group is off, no member counts.
+TEST(CounterGroupTest, EveryMemberCountsAfterDisableAndEnable) {
+  absl::StatusOr<CounterGroup> group =
+      OpenGroup("task-clock,page-faults,cpu-clock,minor-faults:u");
+  SKIP_IF_NOT_PERMITTED(group.status());
+  ASSERT_TRUE(group.ok()) << group.status();
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  constexpr size_t kPages = 17;
+  for (int round = 0; round < 20; ++round) {
+    char* mem = static_cast<char*>(mmap(nullptr, 2 * kPages * page,
+                                        PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    ASSERT_NE(mem, MAP_FAILED);
+    madvise(mem, 2 * kPages * page, MADV_NOHUGEPAGE);
+    GroupSnapshot off_start, off_stop, before, after;
+    ASSERT_TRUE(group->Disable().ok());
+    ASSERT_TRUE(group->Snapshot(off_start));
+    TouchOneBytePerPage(mem, kPages, page);
+    ASSERT_TRUE(group->Snapshot(off_stop));
+    ASSERT_TRUE(group->Enable().ok());
+    ASSERT_TRUE(group->Snapshot(before));
+    TouchOneBytePerPage(mem + kPages * page, kPages, page);
+    ASSERT_TRUE(group->Snapshot(after));
+    munmap(mem, 2 * kPages * page);
+    const GroupDelta off = Delta(off_start, off_stop, group->size());
+    const GroupDelta on = Delta(before, after, group->size());
+    for (int i = 0; i < group->size(); ++i) {
+      EXPECT_EQ(off.counts[i], 0.0) << "round " << round << ", event " << i;
+    }
+    EXPECT_GT(on.counts[0], 0.0) << "round " << round;
+    EXPECT_EQ(on.counts[1], static_cast<double>(kPages)) << "round " << round;
+    EXPECT_GT(on.counts[2], 0.0) << "round " << round << ": cpu-clock";
+    EXPECT_EQ(on.counts[3], static_cast<double>(kPages)) << "round " << round;
+    EXPECT_EQ(on.time_enabled, on.time_running);
+    if (HasFailure()) break;  // one round's messages say it
+  }
+}
+
 // Sleeps, so the thread is switched out: a context switch happens in the
 // kernel only, so exclude_kernel would make it read 0 forever.
 TEST(CounterGroupTest, ContextSwitchesCountTheKernelWithoutAModifier) {

@@ -26,12 +26,21 @@ inline std::string& CasesBinary() {
   return path;
 }
 
-// Sets CasesBinary() from --e2e_cases=PATH, if given.
+// Sets CasesBinary() from --e2e_cases=PATH, if given. Bazel's rootpath is
+// relative to the test's working directory (its runfiles), and tests run
+// the binary from a directory of their own (`cd DIR && ...`), so a relative
+// PATH is made absolute here.
 inline void TakeCasesBinaryFlag(int argc, char** argv) {
   const std::string flag = "--e2e_cases=";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.rfind(flag, 0) == 0) CasesBinary() = arg.substr(flag.size());
+    if (arg.rfind(flag, 0) != 0) continue;
+    CasesBinary() = arg.substr(flag.size());
+    if (CasesBinary().empty() || CasesBinary()[0] == '/') continue;
+    if (char* cwd = getcwd(nullptr, 0); cwd != nullptr) {
+      CasesBinary() = std::string(cwd) + "/" + CasesBinary();
+      std::free(cwd);
+    }
   }
 }
 

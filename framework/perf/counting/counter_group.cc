@@ -211,7 +211,16 @@ absl::Status CounterGroup::Toggle(unsigned long request, const char* name) {
     return absl::FailedPreconditionError(
         "the counter group was moved from or closed; open a new one");
   }
-  if (ioctl(fds_[0].get(), request, PERF_IOC_FLAG_GROUP) != 0) {
+  // The leader alone, never PERF_IOC_FLAG_GROUP: members stay enabled and
+  // count whenever their leader's group is on the PMU (perf_event_open(2):
+  // members "will be started when the group leader is enabled"). With the
+  // flag, a disable turns every member off, and the enable turns them on
+  // one by one, each rescheduling only its own PMU's events: a member on
+  // another PMU than the leader's (page-faults under task-clock, msr/tsc/
+  // under a software leader) then stays off the PMU until the thread is
+  // next switched in, reading 0 while the leader's times say it ran
+  // (Linux 6.18; ctx_resched in kernel/events/core.c).
+  if (ioctl(fds_[0].get(), request, 0) != 0) {
     const int err = errno;
     return absl::InternalError(absl::StrCat("ioctl(", name, ") on the group ",
                                             SpecList(events_), ": ",

@@ -17,12 +17,13 @@
 // unless GroupOptions say otherwise), members are opened with the leader's
 // fd, read_format = GROUP | ID | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING,
 // flags PERF_FLAG_FD_CLOEXEC, each event's first page mmapped, each fd's id
-// taken with PERF_EVENT_IOC_ID, and one PERF_EVENT_IOC_ENABLE with
-// PERF_IOC_FLAG_GROUP. Privilege levels: an event's :u/:k modifiers decide;
-// without one, exclude_kernel follows GroupOptions, except for software
-// events the kernel takes on the thread's behalf (page faults, context
-// switches, migrations), which count the kernel as perf stat does where
-// perf_event_paranoid allows it (else user space only: see counts_kernel).
+// taken with PERF_EVENT_IOC_ID, and one PERF_EVENT_IOC_ENABLE of the leader
+// (the members, opened enabled, follow it). Privilege levels: an event's
+// :u/:k modifiers decide; without one, exclude_kernel follows GroupOptions,
+// except for software events the kernel takes on the thread's behalf (page
+// faults, context switches, migrations), which count the kernel as perf
+// stat does where perf_event_paranoid allows it (else user space only: see
+// counts_kernel).
 // exclude_hv is set unless GroupOptions say otherwise; PMUs that reject
 // exclude bits (msr) get none, and then refuse an explicit :u or :k.
 #ifndef PMUBENCH_FRAMEWORK_PERF_COUNTING_COUNTER_GROUP_H_
@@ -128,11 +129,13 @@ class CounterGroup {
   // core PMU has, and which event to drop.
   absl::Status Health();
 
-  // Counting off and on again: PERF_EVENT_IOC_DISABLE / _ENABLE with
-  // PERF_IOC_FLAG_GROUP on the leader (perf_event_open(2), "ioctl(2)
-  // calls"). A disabled group holds no counter, so groups that do not fit
-  // the PMU at once can stay open and take turns; a pinned group that was
-  // in error state leaves it when enabled. Enable() returns Health().
+  // Counting off and on again: PERF_EVENT_IOC_DISABLE / _ENABLE of the
+  // leader alone (perf_event_open(2), "ioctl(2) calls"); the members stay
+  // enabled and count exactly while their leader does (never
+  // PERF_IOC_FLAG_GROUP: see Toggle). A disabled group holds no counter, so
+  // groups that do not fit the PMU at once can stay open and take turns; a
+  // pinned group that was in error state leaves it when enabled. Enable()
+  // returns Health().
   absl::Status Disable();
   absl::Status Enable();
 
