@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <mutex>
@@ -29,16 +30,13 @@ void* RunThenWait(void* arg) {
     handoff->done = true;
     handoff->cv.notify_one();
   }
-  // Signals go to the threads that run. Waits on a condition nobody
-  // signals: the thread, and with it its arena, stays until exit.
+  // Every signal blocked (they go to the threads that run), so pause()
+  // never returns: the thread, and with it its arena, stays until exit.
+  // (Not a condition variable: exit() would wait in its destructor.)
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
-  static std::mutex never_mu;
-  static std::condition_variable never;
-  std::unique_lock<std::mutex> lock(never_mu);
-  never.wait(lock, [] { return false; });
-  return nullptr;
+  for (;;) pause();
 }
 
 }  // namespace
