@@ -1,15 +1,24 @@
 // Cases whose instruction counts are known exactly, for the callgrind
 // backend's end-to-end test (simulate_e2e_test.cc): blocks of nops in inline
 // assembly (one instruction each on x86-64 and arm64) inside each loop form,
-// a paused region, a fixture, two threads; and a pointer chase and a branch
-// on sorted or shuffled bytes for the simulated caches and predictor.
+// a paused region, a fixture, two threads; a pointer chase and a branch
+// on sorted or shuffled bytes for the simulated caches and predictor; and,
+// for the determinism test, cases that leave the process's heap in another
+// state (BM_SimChatty*) before allocation-heavy ones (BM_SimHeavy*) whose
+// counts must not change for it.
 //
 // The range-for loop adds two instructions per iteration (a decrement and a
 // branch: benches/accuracy.cc), so BM_SimNops reads exactly 102.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <random>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <pmubench/pmubench.h>
@@ -125,5 +134,95 @@ void BM_SimBranchSorted(pmubench::State& state) { Branches(state, true); }
 PMU_BENCHMARK(BM_SimBranchSorted);
 void BM_SimBranchShuffled(pmubench::State& state) { Branches(state, false); }
 PMU_BENCHMARK(BM_SimBranchShuffled);
+
+// Chatty cases: blocks of many sizes kept and freed, the heap grown, a
+// block above glibc's mmap threshold freed (which raises the threshold by
+// default), a label whose length follows the run.
+void BM_SimChattyHeap(pmubench::State& state) {
+  static auto* kept = new std::vector<std::unique_ptr<char[]>>();
+  for (auto _ : state) {
+    for (int i = 0; i < 40; ++i) {
+      kept->emplace_back(new char[16 + (kept->size() * 37) % 3000]);
+      if (kept->size() % 3 == 0) (*kept)[kept->size() / 2].reset();
+    }
+  }
+  std::free(std::malloc(4 << 20));
+  state.SetLabel(std::string(1 + kept->size() % 97, 'x'));
+}
+PMU_BENCHMARK(BM_SimChattyHeap);
+
+#ifdef PMUBENCH_SIM_EXTRA_CASE
+// The binary of a commit that adds a case: it registers and allocates more
+// before the cases after it.
+std::vector<std::string>* const kExtraStartUp =
+    new std::vector<std::string>(100, std::string(40, 'e'));
+void BM_SimAddedCase(pmubench::State& state) {
+  for (auto _ : state) PMUBENCH_NOPS(10);
+  benchmark::DoNotOptimize(kExtraStartUp);
+}
+PMU_BENCHMARK(BM_SimAddedCase)->Arg(1)->Arg(2);
+#endif
+
+// Heavy cases: glibc's memcpy, memmove and strlen on heap and stack buffers
+// of many lengths and offsets, and std::map, std::unordered_map and strings,
+// whose counts follow where buffers sit and what the heap holds.
+void BM_SimHeavyHeapCopy(pmubench::State& state) {
+  std::vector<char> src(8192, 'a'), dst(8192);
+  std::string text;
+  for (auto _ : state) {
+    for (size_t n = 1; n < 4096; n = n * 3 / 2 + 1) {
+      std::memcpy(dst.data() + n % 61, src.data() + n % 17, n);
+      std::memmove(dst.data() + 1, dst.data() + n % 29, n);
+    }
+    text.clear();
+    for (int i = 0; i < 20; ++i) text += std::to_string(i * 7919) + ",";
+    benchmark::DoNotOptimize(std::strlen(text.c_str()));
+    benchmark::DoNotOptimize(dst.data());
+  }
+}
+PMU_BENCHMARK(BM_SimHeavyHeapCopy);
+
+void BM_SimHeavyStackCopy(pmubench::State& state) {
+  char src[4096], dst[4096];
+  std::memset(src, 'b', sizeof(src));
+  src[sizeof(src) - 1] = '\0';
+  for (auto _ : state) {
+    for (size_t n = 1; n < 4000; n = n * 3 / 2 + 1) {
+      std::memcpy(dst + n % 13, src + n % 7, n);
+    }
+    benchmark::DoNotOptimize(std::strlen(src + 3));
+    benchmark::DoNotOptimize(dst);
+    benchmark::ClobberMemory();
+  }
+}
+PMU_BENCHMARK(BM_SimHeavyStackCopy);
+
+void BM_SimHeavyMaps(pmubench::State& state) {
+  for (auto _ : state) {
+    std::map<uint64_t, std::string> ordered;
+    std::unordered_map<std::string, uint64_t> hashed;
+    for (uint64_t i = 0; i < 200; ++i) {
+      const uint64_t key = i * 0x9e3779b97f4a7c15ULL;
+      std::string value(1 + key % 40, 'v');
+      hashed.emplace(value + std::to_string(i), key);
+      ordered.emplace(key, std::move(value));
+    }
+    benchmark::DoNotOptimize(ordered);
+    benchmark::DoNotOptimize(hashed);
+  }
+}
+PMU_BENCHMARK(BM_SimHeavyMaps);
+
+// Blocks above and below glibc's default mmap threshold (128 KiB).
+void BM_SimHeavyBigBlocks(pmubench::State& state) {
+  for (auto _ : state) {
+    std::vector<int> grown;
+    for (int i = 0; i < 50000; ++i) grown.push_back(i);
+    std::vector<char> big(300 << 10, 'z');
+    benchmark::DoNotOptimize(grown.data());
+    benchmark::DoNotOptimize(big.data());
+  }
+}
+PMU_BENCHMARK(BM_SimHeavyBigBlocks);
 
 }  // namespace

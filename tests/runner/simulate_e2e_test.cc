@@ -147,6 +147,61 @@ TEST_F(SimulateTest, TwoRunsGiveBitIdenticalCounts) {
   EXPECT_EQ(JsonRunField(first, "BM_SimNops", "iterations"), 125);
 }
 
+// The binary of runner_simulate_cases built as a commit that adds a case
+// (PMUBENCH_SIM_EXTRA_CASE): from PMUBENCH_SIM_CASES_MORE_PATH or
+// --sim_cases_more=PATH.
+std::string& CasesMoreBinary() {
+#ifdef PMUBENCH_SIM_CASES_MORE_PATH
+  static std::string path = PMUBENCH_SIM_CASES_MORE_PATH;
+#else
+  static std::string path;
+#endif
+  return path;
+}
+
+constexpr const char* kHeavyCases[] = {
+    "BM_SimHeavyHeapCopy", "BM_SimHeavyStackCopy", "BM_SimHeavyMaps",
+    "BM_SimHeavyBigBlocks"};
+
+TEST_F(SimulateTest, HeavyCasesCountTheSameAloneAfterOthersAndFromAnyPath) {
+  const std::string flags = "--pmubench_simulate=" + std::string(
+      "cache --benchmark_filter='BM_SimHeavy");
+  ASSERT_EQ(Run(flags + "'").exit_code, 0);
+  const std::string alone = Json();
+  // After the chatty cases, from a copy under a longer path, with a larger
+  // environment and a harmless flag more; and the binary of a commit that
+  // adds a case (registration and start-up allocate more).
+  const std::string far = dir_ + "/" + std::string(120, 'd');
+  ASSERT_EQ(std::system(("mkdir '" + far + "' && cp '" + CasesBinary() +
+                         "' '" + far + "/cases'").c_str()),
+            0);
+  for (const std::string& binary : {far + "/cases", CasesMoreBinary()}) {
+    SCOPED_TRACE(binary);
+    ASSERT_FALSE(binary.empty());
+    const Result r = RunShell(
+        "cd '" + dir_ + "' && PMUBENCH_TEST_PADDING=" + std::string(3000, 'p') +
+            " TMPDIR='" + dir_ + "' '" + binary + "' " + flags +
+            "|BM_SimChatty|BM_SimAdded' --benchmark_counters_tabular=true "
+            "--benchmark_out='" + out_ + "' --benchmark_out_format=json",
+        dir_ + "/console");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string after = Json();
+    ASSERT_LT(after.find("BM_SimChattyHeap"), after.find(kHeavyCases[0]))
+        << "the chatty case runs first";
+    // Not branch-misses: callgrind's predictor keeps the history of what
+    // ran before, and indexes by code address (docs/ci_without_pmu.md).
+    for (const char* name : kHeavyCases) {
+      for (const std::string field :
+           {kInstructions, "callgrind/L1-dcache-load-misses/",
+            "callgrind/LLC-load-misses/"}) {
+        const double a = JsonRunField(alone, name, field);
+        EXPECT_FALSE(std::isnan(a)) << name << " " << field;
+        EXPECT_EQ(a, JsonRunField(after, name, field)) << name << " " << field;
+      }
+    }
+  }
+}
+
 TEST_F(SimulateTest, CacheSimulationSeesMissesAndMispredictions) {
   // Misses averaged over 100 and 200 steps.
   const Result r = Run(
@@ -272,5 +327,10 @@ TEST_F(SimulateTest, DumpsWhereCallgrindWasToldElsewhereAreAClearError) {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   pmubench::testing::TakeCasesBinaryFlag(argc, argv);
+  const std::string more = "--sim_cases_more=";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind(more, 0) == 0) CasesMoreBinary() = arg.substr(more.size());
+  }
   return RUN_ALL_TESTS();
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "framework/runner/measure/fresh_heap.h"
 #include "framework/runner/measure/simulated_meter.h"
 
 namespace pmubench::internal {
@@ -76,6 +77,7 @@ absl::StatusOr<const SimulationSession*> StartSimulation(
       SimulatedMeter::CalibratePausePair(*session->callgrind, session->set);
   if (!pair.ok()) return pair.status();
   session->pause_pair = *std::move(pair);
+  PrepareFreshHeaps();
   std::lock_guard<std::mutex> lock(g_mu);
   // Never freed: a batch of an earlier run may still point at it.
   g_active = session.release();

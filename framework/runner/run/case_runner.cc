@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "framework/runner/measure/batch_meter.h"
+#include "framework/runner/measure/fresh_heap.h"
 #include "framework/runner/measure/simulated_meter.h"
 #include "framework/runner/measure/simulation_session.h"
 #include "framework/runner/measure/state.h"
@@ -70,11 +71,18 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
     state.FinishAfterBody(name);
     return;
   }
+  // The body on a thread of its own, its heap and stack new
+  // (fresh_heap.h); what allocates outside it (the meter's label, reading
+  // the dumps) stays on this thread.
   SimulatedMeter meter(sim, gb_state.max_iterations);
-  State state(gb_state, meter);
-  pmu_case.body(state);
-  state.FinishAfterBody(name);
-  meter.Report(gb_state, state.batch_iterations_ / state.sim_steps_);
+  int64_t iterations_per_step = 1;
+  RunOnFreshHeap([&] {
+    State state(gb_state, meter);
+    pmu_case.body(state);
+    state.FinishAfterBody(name);
+    iterations_per_step = state.batch_iterations_ / state.sim_steps_;
+  });
+  meter.Report(gb_state, iterations_per_step);
   if (gb_state.thread_index() == 0) {
     RecordSimulatedProfile(pmu_case.index, meter.TakeSelfCosts());
   }

@@ -1,0 +1,41 @@
+// Under callgrind a batch runs on a thread of its own, so that what it
+// counts depends only on the case and the code, not on what ran before it
+// in the process nor on the process's path, arguments and environment.
+//
+// Why: glibc's malloc and string functions execute a number of instructions
+// that depends on the state of the heap and on where buffers sit. Measured
+// on the default suite, a case's count moved with the cases before it (the
+// free chunks they left in the main arena, the thread's tcache) and with
+// the length of argv and the environment (they shift the main thread's
+// stack and the heap chunks made at start-up). A thread that has never run
+// before starts with an empty tcache (malloc.c: tcache_init), gets a new
+// arena of its own (malloc/arena.c: arena_get2 makes one while no arena is
+// free), a heap aligned to HEAP_MAX_SIZE (64 MiB) whatever came before,
+// and a stack whose top does not depend on argv or the environment (a
+// fixed size: the caller's RLIMIT_STACK does not enter either).
+//
+// So the thread must never end: an ended thread's arena is handed to the
+// next new thread (arena.c: get_free_list), with its chunks. It waits for
+// the process to exit instead. PrepareFreshHeaps() fixes malloc's tuning
+// (its dynamic mmap threshold otherwise follows the largest block any case
+// freed) and lets glibc make an arena for every such thread.
+#ifndef PMUBENCH_FRAMEWORK_RUNNER_MEASURE_FRESH_HEAP_H_
+#define PMUBENCH_FRAMEWORK_RUNNER_MEASURE_FRESH_HEAP_H_
+
+#include <functional>
+
+namespace pmubench::internal {
+
+// Once, before the first batch: malloc's thresholds pinned at their
+// defaults (mallopt(3) M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD) and
+// no limit on arenas (M_ARENA_MAX).
+void PrepareFreshHeaps();
+
+// Runs `work` on a new thread and returns when it is done; the thread then
+// waits, never ending, until the process exits. Runs `work` on the calling
+// thread if no thread can be made.
+void RunOnFreshHeap(const std::function<void()>& work);
+
+}  // namespace pmubench::internal
+
+#endif  // PMUBENCH_FRAMEWORK_RUNNER_MEASURE_FRESH_HEAP_H_
