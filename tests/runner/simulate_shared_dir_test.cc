@@ -141,6 +141,8 @@ class SharedDirTest : public ::testing::Test {
         "setpriv --reuid=" + std::to_string(kOtherUser) + " --regid=" +
             std::to_string(kOtherUser) + " --clear-groups sh " + aux_ +
             "/plant.sh " + dir_ + " $$ && " + then +
+            // valgrind's own FIFOs in our directory, should it be killed.
+            " TMPDIR=" + aux_ +
             " exec valgrind -q --tool=callgrind --collect-atstart=no " +
             binary + " " + args + "'",
         aux_ + "/console");
