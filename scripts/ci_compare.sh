@@ -110,7 +110,14 @@ need() {
 }
 
 base="" head="HEAD" reps="" rounds="" min_time="" filter="." counters="" jobs=2
-simulate=auto
+simulate=auto simulate_flag=""
+# choose_simulate FLAG MODE: two flags that disagree (--simulate and
+# --no-simulate) are refused: the last would win silently.
+choose_simulate() {
+  [[ -z $simulate_flag || $simulate == "$2" ]] ||
+    die_usage "$simulate_flag and $1 disagree: give one of --simulate[=instructions|cache] and --no-simulate"
+  simulate=$2 simulate_flag=$1
+}
 out="" keep=0 allow_same=0
 cmake_target="" binary="" bazel_target="" build_cmd="" run_cmd=""
 cmake_args=() compare_args=()
@@ -123,11 +130,11 @@ while [[ $# -gt 0 ]]; do
     --min-time) need "$1" "seconds" "$@"; min_time=$2; shift 2 ;;
     --filter) need "$1" "a regex" "$@"; filter=$2; shift 2 ;;
     --counters) need "$1" "SPEC,..." "$@"; counters=$2; shift 2 ;;
-    --simulate) simulate=instructions; shift ;;
-    --simulate=*) simulate=${1#--simulate=}; shift
-                  [[ $simulate == instructions || $simulate == cache ]] ||
-                    die_usage "--simulate=$simulate: give instructions or cache (or --simulate alone)" ;;
-    --no-simulate) simulate=off; shift ;;
+    --simulate) choose_simulate "$1" instructions; shift ;;
+    --simulate=*) [[ ${1#--simulate=} == instructions || ${1#--simulate=} == cache ]] ||
+                    die_usage "$1: give instructions or cache (or --simulate alone)"
+                  choose_simulate "$1" "${1#--simulate=}"; shift ;;
+    --no-simulate) choose_simulate "$1" off; shift ;;
     --out) need "$1" "a directory" "$@"; out=$2; shift 2 ;;
     --jobs) need "$1" "a number" "$@"; jobs=$2; shift 2 ;;
     --keep) keep=1; shift ;;

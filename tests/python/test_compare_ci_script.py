@@ -185,6 +185,10 @@ def test_reports_go_outside_the_work_tree_or_where_git_ignores_them(tmp_path, re
     (["--bazel-target", "benches:all"], "//package:target"),
     (["--build-cmd", "true"], "--build-cmd and --run-cmd go together"),
     (["--cmake-target", "x", "--run-cmd", "y"], "give one of"),
+    # Flags that disagree: the last would win silently.
+    (["--simulate", "--no-simulate"], "--simulate and --no-simulate disagree"),
+    (["--no-simulate", "--simulate=cache"], "disagree"),
+    (["--simulate", "--simulate=cache"], "disagree"),
 ])
 def test_bad_build_options_are_usage_errors(tmp_path, repo_root, args, message):
     repo = _fake_project(tmp_path, repo_root, [1000, 1100])

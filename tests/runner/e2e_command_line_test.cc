@@ -100,5 +100,23 @@ TEST_F(E2eTest, BadGoogleBenchmarkEnvironmentDefaultsExitTwo) {
   }
 }
 
+// As --pmubench_simulate_iterations without --pmubench_simulate: a flag that
+// would do nothing is refused before any case runs (or valgrind starts).
+TEST_F(E2eTest, FlagsThatCannotTakeEffectExitTwo) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--pmubench_simulate --pmubench_multiplex",
+       "under callgrind (--pmubench_simulate) no PMU counts"},
+      {"--pmubench_simulate=cache --pmubench_multiplex=true",
+       "drop --pmubench_multiplex"},
+      {"--counters=none --pmubench_multiplex", "nothing is counted"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Result r = RunCases("--benchmark_filter=BM_Plain " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_THAT(r.err, HasSubstr(message)) << args;
+    EXPECT_THAT(r.out, Not(HasSubstr("BM_Plain"))) << args;
+  }
+}
+
 }  // namespace
 }  // namespace pmubench::testing

@@ -75,6 +75,38 @@ TEST(CallgrindDumpTest, ReadsTotalsWhereThereIsNoSummary) {
   EXPECT_EQ(dump->thread, 0) << "no --separate-threads";
 }
 
+TEST(CallgrindDumpTest, ReadsADirectMappedCacheAsOneWay) {
+  // Callgrind spells one way "direct-mapped" (valgrind 3.19,
+  // --D1=8192,1,64); read as nothing, it would compare equal to any other
+  // direct-mapped geometry.
+  absl::StatusOr<CallgrindDump> dump = ParseCallgrindDump(
+      "desc: I1 cache: 32768 B, 64 B, 8-way associative\n"
+      "desc: D1 cache: 8192 B, 64 B, direct-mapped\n"
+      "desc: LL cache: 8388608 B, 64 B, 16-way associative\n"
+      "events: Ir\nsummary: 1\n",
+      "f");
+  ASSERT_TRUE(dump.ok()) << dump.status();
+  EXPECT_EQ(dump->d1, "8192,1,64");
+  EXPECT_EQ(dump->i1, "32768,8,64");
+  // A cache line that is no geometry is an error, never an empty one.
+  // Without cache simulation callgrind writes the lines empty.
+  absl::StatusOr<CallgrindDump> none = ParseCallgrindDump(
+      "desc: I1 cache: \ndesc: D1 cache: \ndesc: LL cache: \n"
+      "events: Ir\nsummary: 1\n",
+      "f");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->i1 + none->d1 + none->ll, "");
+  for (const char* line : {"desc: D1 cache: 8192 B, 64 B, fully mixed\n",
+                           "desc: LL cache: 8 B\n",
+                           "desc: I1 cache: 0 B, 64 B, direct-mapped\n"}) {
+    absl::StatusOr<CallgrindDump> bad = ParseCallgrindDump(
+        std::string(line) + "events: Ir\nsummary: 1\n", "/d/f.4");
+    ASSERT_FALSE(bad.ok()) << line;
+    EXPECT_THAT(bad.status().message(), HasSubstr("/d/f.4")) << line;
+    EXPECT_THAT(bad.status().message(), HasSubstr(" cache line ")) << line;
+  }
+}
+
 TEST(CallgrindDumpTest, MalformedDumpsAreErrorsNamingTheFile) {
   for (const char* text :
        {"", "events: Ir\n", "summary: 5\n", "events: Ir\nsummary: 5x\n",
@@ -251,15 +283,15 @@ TEST(SimulationOptionsTest, ValgrindCommandPinsTheGeometryForCache) {
                                "/b/all", {"--x=1"}),
               ElementsAre("/usr/bin/valgrind", "-q", "--tool=callgrind",
                           "--collect-atstart=no", "--separate-threads=yes",
-                          "--callgrind-out-file=/tmp/d/out", "/b/all",
-                          "--x=1"));
+                          "--callgrind-out-file=/tmp/d/out", "--vgdb=no",
+                          "/b/all", "--x=1"));
   EXPECT_EQ(GeometryText(options), "none");
   options.mode = SimulationMode::kCache;
   options.ll = "4194304,16,64";
   EXPECT_THAT(CallgrindCommand(options, "v", "o", "e", {}),
               ElementsAre("v", "-q", "--tool=callgrind", "--collect-atstart=no",
                           "--separate-threads=yes", "--callgrind-out-file=o",
-                          "--cache-sim=yes", "--branch-sim=yes",
+                          "--vgdb=no", "--cache-sim=yes", "--branch-sim=yes",
                           "--I1=32768,8,64", "--D1=32768,8,64",
                           "--LL=4194304,16,64", "e"));
   EXPECT_EQ(GeometryText(options),

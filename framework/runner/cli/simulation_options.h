@@ -3,7 +3,7 @@
 // a binary given the flag outside callgrind runs itself again as
 //
 //   valgrind -q --tool=callgrind --collect-atstart=no --separate-threads=yes
-//            --callgrind-out-file=PRIVATE_DIR/callgrind.out
+//            --callgrind-out-file=PRIVATE_DIR/callgrind.out --vgdb=no
 //            [--cache-sim=yes --branch-sim=yes --I1=.. --D1=.. --LL=..]
 //            /resolved/path/of/the/binary ARGS...
 //
@@ -52,9 +52,12 @@ struct SimulationOptions {
 // instructions). Errors name the flag and the valid values.
 absl::StatusOr<SimulationMode> ParseSimulationMode(std::string_view value);
 
-// "SIZE,ASSOCIATIVITY,LINE_SIZE" as valgrind's --I1/--D1/--LL take it:
-// positive integers, SIZE a multiple of ASSOCIATIVITY * LINE_SIZE, a power
-// of two number of sets. `flag` names the flag in the error.
+// "SIZE,ASSOCIATIVITY,LINE_SIZE" checked as valgrind checks --I1/--D1/--LL
+// (cachegrind's cg_arch.c, and callgrind's line minimum): ints, SIZE a
+// multiple of ASSOCIATIVITY * LINE_SIZE with a power of two number of sets,
+// LINE_SIZE a power of two of at least 16 and of the largest register (32
+// bytes on x86-64 with AVX), SIZE above LINE_SIZE. `flag` names the flag in
+// the error.
 absl::Status CheckCacheGeometry(std::string_view flag, std::string_view value);
 
 // "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64" (the JSON context value),
@@ -73,10 +76,14 @@ std::vector<std::string> CallgrindCommand(const SimulationOptions& options,
 std::optional<std::string> FindOnPath(std::string_view program);
 
 // Runs this binary again under callgrind with `args` (argv[1..]), its dumps
-// in a private directory (mkdtemp(3) under $TMPDIR, else /tmp) removed
-// afterwards, SIGINT/SIGTERM/SIGHUP passed on to it; returns its exit
-// status (128 + the signal if a signal ended it). NotFound when valgrind
-// is not installed (the message names the Debian package).
+// in a private directory removed afterwards, SIGINT/SIGTERM/SIGHUP passed
+// on to it; returns its exit status (128 + the signal if a signal ended
+// it). The directory is mkdtemp(3)'s "pmubench-callgrind.<pid>.XXXXXX"
+// under $TMPDIR (else /tmp), flock(2)ed while this process lives; first
+// the directories of killed runs are removed there when provably stale
+// (this user's, the pid gone, the lock free). NotFound when valgrind is not
+// installed (the message names the Debian package); ResourceExhausted when
+// $TMPDIR's file system has less than 1 MiB free.
 absl::StatusOr<int> RunUnderCallgrind(const SimulationOptions& options,
                                       const std::vector<std::string>& args);
 

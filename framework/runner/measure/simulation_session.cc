@@ -1,5 +1,7 @@
 #include "framework/runner/measure/simulation_session.h"
 
+#include <unistd.h>
+
 #include <mutex>
 #include <utility>
 
@@ -19,7 +21,7 @@ SimulationSession* g_active = nullptr;
 // callgrind collecting (without --collect-atstart=no), this thread's
 // collection is turned off and the check made again.
 absl::StatusOr<CallgrindDump> EmptyDump(Callgrind& callgrind) {
-  const std::string label = "pmubench-probe";
+  const std::string label = absl::StrCat("pmubench-", getpid(), "-probe");
   Callgrind::ZeroStats();
   absl::StatusOr<CallgrindDump> dump = callgrind.Dump(label);
   if (!dump.ok() || dump->Total("Ir") == 0) return dump;
@@ -54,6 +56,11 @@ absl::StatusOr<const SimulationSession*> StartSimulation(
     const std::optional<SimulationOptions>& requested) {
   auto session = std::make_unique<SimulationSession>();
   session->callgrind = std::make_unique<Callgrind>(CallgrindOutputBase());
+  // Before the first dump: valgrind writes through whatever has the name.
+  if (absl::Status s = CheckDumpDirectory(session->callgrind->base());
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<CallgrindDump> probe = EmptyDump(*session->callgrind);
   if (!probe.ok()) return probe.status();
   if (requested.has_value() && requested->mode == SimulationMode::kCache &&

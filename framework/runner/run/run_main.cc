@@ -152,6 +152,24 @@ SimulationFlags() {
   return options;
 }
 
+// --pmubench_multiplex where it cannot take effect: under callgrind (no PMU
+// groups are opened) or with --counters=none (nothing is counted).
+absl::Status CheckMultiplexFlag(bool simulating) {
+  if (!absl::GetFlag(FLAGS_pmubench_multiplex)) return absl::OkStatus();
+  if (simulating) {
+    return absl::InvalidArgumentError(
+        "--pmubench_multiplex rotates the PMU's counter groups, and under "
+        "callgrind (--pmubench_simulate) no PMU counts: every simulated event "
+        "is counted in full; drop --pmubench_multiplex");
+  }
+  if (absl::GetFlag(FLAGS_counters) == "none") {
+    return absl::InvalidArgumentError(
+        "--pmubench_multiplex with --counters=none: nothing is counted, so "
+        "nothing is multiplexed; drop one of them");
+  }
+  return absl::OkStatus();
+}
+
 int BadInput(std::string_view program, absl::string_view message) {
   std::cerr << program << ": error: " << message << "\n";
   return 2;
@@ -455,6 +473,11 @@ int pmubench::RunMain(int argc, char** argv) {
     if (absl::Status s = CheckSimulatedProfileFlags(); !s.ok()) {
       return BadInput(program, s.message());
     }
+  }
+  if (absl::Status s =
+          CheckMultiplexFlag(simulate->has_value() || under_callgrind);
+      !s.ok()) {
+    return BadInput(program, s.message());
   }
   if (simulate->has_value() && !under_callgrind) {
     absl::StatusOr<int> status = pmubench::internal::RunUnderCallgrind(

@@ -1,5 +1,8 @@
 #include "framework/runner/simulate/callgrind.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 
@@ -7,15 +10,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -27,18 +29,49 @@ namespace {
 
 using perf::AsAbsl;
 
-// "32768 B, 64 B, 8-way associative" -> "32768,8,64"; "" when not that.
+// "32768 B, 64 B, 8-way associative" -> "32768,8,64", and callgrind's
+// spelling of one way, "8192 B, 64 B, direct-mapped" -> "8192,1,64"; ""
+// when not that.
 std::string CacheGeometry(absl::string_view desc) {
   std::vector<absl::string_view> parts = absl::StrSplit(desc, ", ");
   uint64_t size = 0, line = 0, ways = 0;
-  if (parts.size() != 3 ||
-      !absl::SimpleAtoi(absl::StripSuffix(parts[0], " B"), &size) ||
+  if (parts.size() == 3 && parts[2] == "direct-mapped") {
+    ways = 1;
+  } else if (parts.size() != 3 ||
+             !absl::SimpleAtoi(absl::StripSuffix(parts[2], "-way associative"),
+                               &ways)) {
+    return "";
+  }
+  if (!absl::SimpleAtoi(absl::StripSuffix(parts[0], " B"), &size) ||
       !absl::SimpleAtoi(absl::StripSuffix(parts[1], " B"), &line) ||
-      !absl::SimpleAtoi(absl::StripSuffix(parts[2], "-way associative"),
-                        &ways)) {
+      size == 0 || line == 0 || ways == 0) {
     return "";
   }
   return absl::StrCat(size, ",", ways, ",", line);
+}
+
+// The geometry field of `dump` that a "desc: I1 cache: ..." (D1, LL) line
+// sets, or null for any other line.
+std::string* CacheField(absl::string_view line, CallgrindDump& dump) {
+  if (absl::StartsWith(line, "desc: I1 cache: ")) return &dump.i1;
+  if (absl::StartsWith(line, "desc: D1 cache: ")) return &dump.d1;
+  if (absl::StartsWith(line, "desc: LL cache: ")) return &dump.ll;
+  return nullptr;
+}
+
+// A "desc: X cache: ..." line into `geometry` (empty without cache
+// simulation: callgrind writes the line with nothing after it); an error
+// naming the file when it is not a geometry (a cache recorded as empty
+// would compare equal to any other).
+absl::Status ReadCacheLine(absl::string_view line, std::string& geometry,
+                           absl::string_view path) {
+  const absl::string_view desc = absl::StripTrailingAsciiWhitespace(
+      line.substr(sizeof("desc: I1 cache: ") - 1));
+  geometry = CacheGeometry(desc);
+  if (!geometry.empty() || desc.empty()) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat(
+      "callgrind dump ", path, ": its ", line.substr(6, 2), " cache line '",
+      desc, "' is not 'SIZE B, LINE B, N-way associative' or 'direct-mapped'"));
 }
 
 absl::Status ParseTotals(absl::string_view values, CallgrindDump& dump,
@@ -152,6 +185,88 @@ class BodyReader {
   bool skip_next_ = false;
 };
 
+// The largest dump pmubench reads: far above a batch's (kilobytes to a few
+// megabytes), far below what would exhaust memory.
+constexpr off_t kMaxDumpBytes = off_t{256} << 20;
+// The header of a dump, where its "desc: Trigger:" line is (a few hundred
+// bytes in callgrind 3.19).
+constexpr size_t kHeaderBytes = 64 << 10;
+
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// True for the names callgrind gives the dumps a client request makes:
+// "<base>.<part>", and "<base>.<part>-<thread>" with --separate-threads=yes
+// (its dump.c, new_dumpfile).
+bool IsPartName(absl::string_view name, absl::string_view prefix) {
+  if (!absl::ConsumePrefix(&name, prefix)) return false;
+  const std::vector<absl::string_view> fields = absl::StrSplit(name, '-');
+  if (fields.size() > 2) return false;
+  for (absl::string_view f : fields) {
+    if (f.empty() || f.size() > 9 ||
+        !std::all_of(f.begin(), f.end(), absl::ascii_isdigit)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Up to `limit` bytes of `fd` from its current offset; false on a read error.
+bool ReadUpTo(int fd, size_t limit, std::string& text) {
+  char buffer[1 << 16];
+  while (text.size() < limit) {
+    const ssize_t n = ::read(fd, buffer,
+                             std::min(sizeof(buffer), limit - text.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// The dump `name` in `dir_fd`, read and deleted when it is one of ours: a
+// regular file (never a link, FIFO or device: O_NOFOLLOW, O_NONBLOCK) of
+// this user with one name, whose header names `label`. nullopt for any
+// other file, which is left alone; an error for one of ours too large.
+absl::StatusOr<std::optional<CallgrindDump>> TakeDumpIfOurs(
+    int dir_fd, const std::string& dir, const char* name,
+    const std::string& label) {
+  const int fd = ::openat(dir_fd, name,
+                          O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat opened;
+  std::string text;
+  const bool ours = ::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode) &&
+                    opened.st_uid == ::geteuid() && opened.st_nlink == 1 &&
+                    ReadUpTo(fd, kHeaderBytes, text) &&
+                    absl::StrContains(text, absl::StrCat(
+                        "\ndesc: Trigger: Client Request: ", label, "\n"));
+  const std::string path = absl::StrCat(dir, "/", name);
+  if (ours && opened.st_size > kMaxDumpBytes) {
+    ::close(fd);
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "callgrind dump ", path, " is ", opened.st_size, " bytes, more than "
+        "pmubench reads (", kMaxDumpBytes, "); it is left in place"));
+  }
+  const bool read = ours && ReadUpTo(fd, kMaxDumpBytes, text);
+  ::close(fd);
+  if (!read) return std::nullopt;
+  // Deleted only while the name is still the file that was read.
+  struct stat named;
+  if (::fstatat(dir_fd, name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+      named.st_dev == opened.st_dev && named.st_ino == opened.st_ino) {
+    ::unlinkat(dir_fd, name, 0);
+  }
+  absl::StatusOr<CallgrindDump> dump = ParseCallgrindDump(text, path);
+  if (!dump.ok()) return dump.status();
+  return std::optional<CallgrindDump>(*std::move(dump));
+}
+
 }  // namespace
 
 int64_t CallgrindDump::Total(std::string_view event) const {
@@ -189,12 +304,10 @@ absl::StatusOr<CallgrindDump> ParseCallgrindDump(std::string_view std_text,
     } else if (absl::ConsumePrefix(&line, "totals:")) {
       totals = line;
       seen_totals = true;
-    } else if (absl::ConsumePrefix(&line, "desc: I1 cache: ")) {
-      dump.i1 = CacheGeometry(line);
-    } else if (absl::ConsumePrefix(&line, "desc: D1 cache: ")) {
-      dump.d1 = CacheGeometry(line);
-    } else if (absl::ConsumePrefix(&line, "desc: LL cache: ")) {
-      dump.ll = CacheGeometry(line);
+    } else if (std::string* cache = CacheField(line, dump); cache != nullptr) {
+      if (absl::Status s = ReadCacheLine(line, *cache, path); !s.ok()) {
+        return s;
+      }
     } else {
       body.Line(line);
     }
@@ -253,36 +366,62 @@ absl::StatusOr<CallgrindDump> Callgrind::Dump(const std::string& label) {
 
 absl::StatusOr<std::vector<CallgrindDump>> Callgrind::TakeDumps(
     const std::string& label) const {
-  namespace fs = std::filesystem;
-  const fs::path base(base_);
-  const std::string prefix = base.filename().string() + ".";
-  const std::string trigger = "Client Request: " + label;
-  std::vector<CallgrindDump> dumps;
-  std::error_code error;
-  for (fs::directory_iterator it(base.parent_path(), error), end;
-       !error && it != end; it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    std::ifstream in(it->path(), std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    absl::StatusOr<CallgrindDump> dump =
-        ParseCallgrindDump(text.str(), it->path().string());
-    if (!dump.ok() || dump->trigger != trigger) continue;
-    dumps.push_back(*std::move(dump));
-    std::error_code ignored;
-    fs::remove(it->path(), ignored);
-  }
-  if (error) {
+  const std::string dir = DirectoryOf(base_);
+  const std::string prefix = base_.substr(base_.rfind('/') + 1) + ".";
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* d = dir_fd < 0 ? nullptr : ::fdopendir(dir_fd);
+  if (d == nullptr) {
+    const int error = errno;
+    if (dir_fd >= 0) ::close(dir_fd);
     return absl::NotFoundError(absl::StrCat(
-        "reading callgrind's dumps in ", base.parent_path().string(), ": ",
-        error.message()));
+        "reading callgrind's dumps in ", dir, ": ", std::strerror(error)));
   }
+  std::vector<CallgrindDump> dumps;
+  absl::Status status;
+  while (const dirent* entry = ::readdir(d)) {
+    if (!IsPartName(entry->d_name, prefix)) continue;
+    absl::StatusOr<std::optional<CallgrindDump>> dump =
+        TakeDumpIfOurs(dir_fd, dir, entry->d_name, label);
+    if (!dump.ok()) {
+      status = dump.status();
+      break;
+    }
+    if (dump->has_value()) dumps.push_back(**std::move(dump));
+  }
+  ::closedir(d);
+  if (!status.ok()) return status;
   std::sort(dumps.begin(), dumps.end(),
             [](const CallgrindDump& a, const CallgrindDump& b) {
               return a.part < b.part;
             });
   return dumps;
+}
+
+absl::Status CheckDumpDirectory(const std::string& base) {
+  const std::string dir = DirectoryOf(base);
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "callgrind's dump directory ", dir, ": ", std::strerror(errno)));
+  }
+  std::string problem;
+  if (st.st_uid != ::geteuid()) {
+    problem = absl::StrCat("belongs to uid ", st.st_uid, ", not to you (uid ",
+                           ::geteuid(), ")");
+  } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    problem = absl::StrFormat("can be written by %s (mode %04o)",
+                              (st.st_mode & S_IWOTH) != 0 ? "every user"
+                                                          : "its group",
+                              st.st_mode & 07777);
+  } else {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "callgrind writes its dumps to ", dir, ", which ", problem,
+      ": another user could plant files or links there that valgrind writes "
+      "through and pmubench would read, so nothing is counted. Run valgrind "
+      "from a directory only you can write (mkdir -m 700 DIR && cd DIR), "
+      "or use --pmubench_simulate, which makes one"));
 }
 
 std::string CallgrindOutputBase() {

@@ -85,7 +85,12 @@ class Callgrind {
   absl::StatusOr<CallgrindDump> Dump(const std::string& label);
 
   // Reads and deletes every dump made under `label` (the calling thread's,
-  // with --separate-threads=yes), in the order callgrind made them.
+  // with --separate-threads=yes), in the order callgrind made them. Only
+  // files named as callgrind names a request's dumps ("<base>.<part>",
+  // "<base>.<part>-<thread>") are opened, only regular files of this user
+  // with one link are read (never through a link, never a FIFO or device),
+  // at most 256 MiB each, and only those whose header names `label` are
+  // read whole and deleted: anything else in the directory is left alone.
   absl::StatusOr<std::vector<CallgrindDump>> TakeDumps(
       const std::string& label) const;
 
@@ -94,6 +99,13 @@ class Callgrind {
  private:
   std::string base_;
 };
+
+// OK when the directory of the dump base `base` belongs to this user and
+// neither its group nor others can write it. Anywhere else another user
+// could plant a FIFO, a link or a file of a dump's name, which valgrind
+// writes through and pmubench would read: FailedPrecondition says where and
+// what to do (a private directory, or --pmubench_simulate).
+absl::Status CheckDumpDirectory(const std::string& base);
 
 // The dump base of a process callgrind runs: $PMUBENCH_CALLGRIND_OUT when
 // set (pmubench's own re-execution sets it), else "callgrind.out.<pid>" in
