@@ -77,7 +77,9 @@ def render(c: cmp.Comparison) -> str:
         out += ["> :warning: **Different machines:** "
                 f"{_escape(machines.machine_headline(c.machine_differences))}", ""]
     if c.backend.simulated:
-        out += [f"> **Simulated counts.** {_escape(c.backend.describe())}.", ""]
+        gate = c.simulated_gate()
+        out += [f"> **Simulated counts.** {_escape(c.backend.describe())}."
+                + (f" {_escape(gate)}." if gate else ""), ""]
     out += [f"Baseline `{_escape(c.baseline_path)}`, contender "
             f"`{_escape(c.contender_path)}`. Change is of the medians; CI is a "
             f"{fmt.interval_heading(c.rows, c.alpha)}; p is a "

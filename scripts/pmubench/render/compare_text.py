@@ -50,6 +50,9 @@ def top_lines(c: cmp.Comparison, color: bool = False) -> list[str]:
         out.append("DIFFERENT MACHINES: " + machines.machine_headline(c.machine_differences))
     if c.backend.simulated:
         out.append(c.backend.describe())
+        gate = c.simulated_gate()
+        if gate:
+            out.append(gate)
     return out
 
 

@@ -124,6 +124,11 @@ class Comparison:
     # contender (set by the caller; result_word and exit_code read it).
     strict: bool = False
 
+    def simulated_gate(self) -> str | None:
+        """What gates the simulated instruction-class rows, for the
+        header of every format (thresholds.simulated_gate_text)."""
+        return thresholds.simulated_gate_text([r.threshold for r in self.rows])
+
     def count(self, verdict: str) -> int:
         return sum(1 for r in self.rows if r.verdict == verdict)
 
