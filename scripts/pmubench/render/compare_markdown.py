@@ -36,6 +36,7 @@ def _table(rows: list[cmp.Row], alpha: float) -> list[str]:
         verdict = fmt.verdict(r)
         if r.verdict == cmp.REGRESSION:
             verdict = f"**{verdict}**"
+        verdict += _escape(fmt.work_note(r))
         cells = (f"`{_escape(r.benchmark)}`", _escape(r.metric),
                  fmt.value(r.baseline.center, r.unit),
                  fmt.value(r.contender.center, r.unit), fmt.change(r.change),

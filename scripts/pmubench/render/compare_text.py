@@ -97,7 +97,7 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
             cells.append((r.benchmark, fmt.value(r.baseline.center, r.unit),
                           fmt.value(r.contender.center, r.unit),
                           fmt.change(r.change), fmt.interval(r.interval, c.alpha),
-                          fmt.p_value(r.p_value), fmt.verdict(r)))
+                          fmt.p_value(r.p_value), fmt.verdict(r) + fmt.work_note(r)))
             verdicts.append(r.verdict)
         geo = geomeans[metric]
         cells.append((f"geomean ({geo.benchmarks})", "", "", fmt.change(geo.change),
