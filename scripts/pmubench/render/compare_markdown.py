@@ -163,7 +163,8 @@ def render(c: cmp.Comparison) -> str:
     changed.sort(key=lambda r: r.verdict != cmp.REGRESSION)
     blind = gates.blind_benchmarks(c.rows)
     ungated = [r for r in c.rows if r.benchmark in blind and
-               r.verdict == cmp.NOT_GATED and gates.changed_beyond(r)]
+               r.verdict == cmp.NOT_GATED and gates.changed_beyond(r)
+               and not compare_text.is_valgrind_time(c, r)]
     if changed:
         out += _table(changed, c.alpha) + [""]
     elif c.inconclusive is None:
