@@ -15,7 +15,10 @@
 # What is built and run (in each revision's own `git worktree` under
 # DIR/worktrees, so the working tree you run this from is never touched):
 #   --cmake-target T   cmake -S TREE -B TREE/build -DCMAKE_BUILD_TYPE=Release
-#                      [ARG...], then cmake --build ... --target T, and runs
+#                      with line tables (-O3 -DNDEBUG -g1 for C and C++:
+#                      the same code, and a profile, --pmubench_profile,
+#                      names source lines) [ARG...], then cmake --build ...
+#                      --target T, and runs
 #                      TREE/build/PATH (--binary, default benches/all).
 #                      The default: T benches_all, pmubench's own suite.
 #   --cmake-arg ARG    one more argument for the configure step of both
@@ -26,7 +29,8 @@
 #                      When configure cannot find a package X, the message
 #                      says what to set: -DCMAKE_PREFIX_PATH or -DX_DIR.
 #   --bazel-target //PKG:T
-#                      bazel build -c opt //PKG:T, runs TREE/bazel-bin/PKG/T.
+#                      bazel build -c opt --copt=-g1 //PKG:T (line
+#                      tables, as above), runs TREE/bazel-bin/PKG/T.
 #   --build-cmd CMD --run-cmd CMD
 #                      bash -c CMD in TREE; the run command gets the benchmark
 #                      flags appended.
@@ -43,8 +47,9 @@
 #
 # Counting without a PMU (--simulate): each side runs once under Valgrind's
 # callgrind (the binary's --pmubench_simulate[=MODE]): instruction counts
-# are exact and the same run to run, so one run a side gates a change of a
-# single instruction per iteration; 'cache' adds simulated cache and branch
+# are exact and the same run to run, so one run a side gates them at
+# compare.py's 0.5% (one instruction per iteration in a case of up to 199
+# instructions per iteration); 'cache' adds simulated cache and branch
 # misses. No times are judged (they are valgrind's), --reps and --rounds
 # default to 1 and --min-time is not passed. On a machine without a
 # hardware PMU, when the base binary knows --pmubench_simulate (its --help
@@ -368,6 +373,15 @@ cmake_hint() {  # LOG
     done
 }
 
+# CMake's Release flags (-O3 -DNDEBUG) plus line tables: -g1 adds debug
+# sections, not instructions (GCC keeps code the same with and without -g:
+# its -fcompare-debug checks exactly that), and a profile
+# (--pmubench_profile; under --simulate, exact per instruction) can then
+# name the source line of its hottest instructions. A --cmake-arg setting
+# these variables or another build type wins.
+line_tables=("-DCMAKE_C_FLAGS_RELEASE=-O3 -DNDEBUG -g1"
+             "-DCMAKE_CXX_FLAGS_RELEASE=-O3 -DNDEBUG -g1")
+
 build() {  # side sha
   local side=$1 sha=$2 tree="$trees/$1" log="$out/$1-build.log"
   echo "== $side: ${sha:0:12} ($(git -C "$repo" log -1 --format=%s "$sha"))" >&2
@@ -382,10 +396,11 @@ build() {  # side sha
     spawn "$tree" bash -c "$build_cmd" >"$log" 2>&1 ||
       die_step "--build-cmd failed for $side; see $log"
   elif [[ -n $bazel_target ]]; then
-    spawn "$tree" bazel build -c opt "$bazel_target" >"$log" 2>&1 ||
+    spawn "$tree" bazel build -c opt --copt=-g1 "$bazel_target" >"$log" 2>&1 ||
       die_step "bazel build $bazel_target failed for $side; see $log"
   else
-    spawn "" cmake -S "$tree" -B "$tree/build" -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}" \
+    spawn "" cmake -S "$tree" -B "$tree/build" -DCMAKE_BUILD_TYPE=Release \
+      "${line_tables[@]}" "${cmake_args[@]}" \
       >"$log" 2>&1 || die_step "cmake configure of $side failed; see $log$(cmake_hint "$log")"
     spawn "" cmake --build "$tree/build" -j"$jobs" --target "$cmake_target" >>"$log" 2>&1 ||
       die_step "build of $side (target $cmake_target) failed; see $log"

@@ -52,8 +52,12 @@ how a row is judged:
   worse lower. Modifiers and PMU prefixes never change a metric's class.
   Counts simulated by pmubench's callgrind backend ("callgrind/.../")
   are exact run to run: gated in every mode, one run a side included,
-  at their class's threshold. Two files of different backends, valgrind
-  versions or cache geometries are refused (exit 2).
+  at their class's threshold, except the instruction-class counts
+  (instructions, branches, loads, stores): {simulated_pct:g}%, the "simulated"
+  line below. The times of such a file are valgrind's: with one run a
+  side (ci_compare.sh --simulate) they are not gated, and the markdown
+  lists them apart, after the counts. Two files of different backends,
+  valgrind versions or cache geometries are refused (exit 2).
 
 inconclusive (exit 4):
   A row can catch a slowdown when it is gated and either counts
@@ -99,7 +103,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         description="Compare a baseline and a contender pmubench/Google "
                     "Benchmark JSON file,\nmetric by metric, and exit 1 on a "
                     "regression beyond its threshold.",
-        epilog=_EPILOG.format(table=thresholds.defaults_table()),
+        epilog=_EPILOG.format(table=thresholds.defaults_table(),
+                              simulated_pct=thresholds.SIMULATED_EXACT_PCT),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("baseline", metavar="BASELINE.json")
     parser.add_argument("contender", metavar="CONTENDER.json")

@@ -11,8 +11,8 @@ other in a circle).
              writes it), matching (pairs two files' runs), merge (joins
              rounds), machines (backend and machine of a file), folded
              (folded call stacks)
-  verdicts/  statistics and verdicts: stats, thresholds, rows, gates,
-             comparison (compare's verdicts and exit code)
+  verdicts/  statistics and verdicts: stats, thresholds, rows, work,
+             gates, comparison (compare's verdicts and exit code)
   render/    compare's output: compare_text, compare_markdown,
              compare_json, formatting
   report/    the HTML report behind reports/plot.py: what each figure

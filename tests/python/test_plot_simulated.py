@@ -35,6 +35,9 @@ def test_the_page_says_simulated_for_each_file_and_the_comparison(
     assert page.count("Simulated counts: every callgrind/ metric") == 2
     # compare.py's own description of the backend, in the comparison.
     assert re.search(r'class="warning">WARNING: [^<]*callgrind', page)
+    # The gate on simulated instruction counts, as compare.py says it
+    # (issue 30, item 4).
+    assert "Simulated instruction-class counts fail beyond 0.5% (the default)" in page
     # The table headers carry the unit.
     assert "simulated events per iteration" in page
 

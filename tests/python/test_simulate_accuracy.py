@@ -37,3 +37,25 @@ def test_accuracy_kernels_read_their_expected_instructions(tmp_path):
         "BM_AccuracyDependentAdds"}
     for b in runs:
         assert b["callgrind/instructions/"] == b["expected_instructions"], b["name"]
+
+
+def test_a_simulated_profile_says_instructions_never_samples(tmp_path):
+    # Issue 30, item 7: under callgrind each counted unit is an instruction.
+    out = tmp_path / "profile.json"
+    proc = subprocess.run(
+        [_BINARY, "--pmubench_simulate", "--pmubench_profile=instructions",
+         "--benchmark_filter=BM_AccuracyNops$", f"--benchmark_out={out}",
+         "--benchmark_out_format=json"],
+        check=True, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    console = proc.stdout + proc.stderr
+    profile = [line for line in console.splitlines() if "profile" in line
+               or "hottest line" in line]
+    assert any("instructions of the measured segment, each counted" in line
+               for line in profile), console
+    hottest = [line for line in console.splitlines() if "(hottest line " in line]
+    assert hottest, "the CMake recipe builds with -g1: profiles have source lines"
+    for line in hottest:
+        assert line.rstrip().endswith(("instructions)", "instruction)")), line
+    assert not any("sample" in line for line in profile + hottest), console
+    # --pmubench_simulate leaves no callgrind.out.* where it ran.
+    assert not list(tmp_path.glob("callgrind.out*"))

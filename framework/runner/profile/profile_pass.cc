@@ -351,14 +351,16 @@ void PrintProfile(std::ostream& out, const ProfileConfig& config,
                            profile.tally.throttles);
   }
   out << "\n";
+  // Under callgrind (period 0) each "sample" is one counted instruction.
+  const char* unit = config.period == 0 ? "instruction" : "sample";
   for (const perf::FunctionSamples& f : profile.top) {
     out << absl::StrFormat("    %6.2f%% %8d  %s", 100 * f.share, f.samples,
                            f.symbol);
     if (f.hottest_line != 0) {
       out << absl::StrFormat(
-          "  (hottest line %s:%d, %d sample%s)",
+          "  (hottest line %s:%d, %d %s%s)",
           std::filesystem::path(f.hottest_file).filename().string(),
-          f.hottest_line, f.hottest_line_samples,
+          f.hottest_line, f.hottest_line_samples, unit,
           f.hottest_line_samples == 1 ? "" : "s");
     }
     out << "\n";

@@ -19,7 +19,10 @@
            "ci": {"low", "high", "level"} | null, "mode",
            "threshold_pct" (null: not gated), "floor", "metric_class",
            "threshold_source", "deterministic", "simulated",
-           "changed_beyond_threshold", "verdict"}],
+           "changed_beyond_threshold", "verdict",
+           "work_changed": null, or what differs between the files in the
+             benchmark's work, each {"baseline", "contender"}: "label"
+             (SetLabel), "items_per_iteration", "bytes_per_iteration"}],
  "geomeans": [{"metric", "change", "benchmarks"}],
  "only_in_baseline": [...], "only_in_contender": [...],
  "failed": [{"benchmark", "side", "error"}],
@@ -66,6 +69,7 @@ def _row(r: cmp.Row) -> dict[str, Any]:
         "simulated": r.threshold.simulated,
         "changed_beyond_threshold": gates.changed_beyond(r),
         "verdict": r.verdict,
+        "work_changed": r.work.to_json() if r.work else None,
     }
 
 

@@ -17,6 +17,8 @@ from pmubench.render import compare_text
 MAX_DETAIL_ROWS = 250
 # Changed rows nothing gated, shown above the details.
 MAX_UNGATED_ROWS = 50
+# Valgrind's times under a simulated comparison, listed after the counts.
+MAX_APART_ROWS = 50
 
 _COLUMNS = ("Benchmark", "Metric", "Baseline", "Contender", "Change", "CI", "p",
             "Verdict")
@@ -34,6 +36,7 @@ def _table(rows: list[cmp.Row], alpha: float) -> list[str]:
         verdict = fmt.verdict(r)
         if r.verdict == cmp.REGRESSION:
             verdict = f"**{verdict}**"
+        verdict += _escape(fmt.work_note(r))
         cells = (f"`{_escape(r.benchmark)}`", _escape(r.metric),
                  fmt.value(r.baseline.center, r.unit),
                  fmt.value(r.contender.center, r.unit), fmt.change(r.change),
@@ -52,6 +55,75 @@ def largest_changes(rows: list[cmp.Row], limit: int) -> list[cmp.Row]:
         return abs(r.change) * 100.0 / (r.threshold.pct or 1.0)
     keep = sorted(sorted(range(len(rows)), key=size, reverse=True)[:limit])
     return [rows[i] for i in keep]
+
+
+def split_simulated(c: cmp.Comparison) -> tuple[list[cmp.Row], list[cmp.Row]]:
+    """(the rows the details list, gated rows first; the rows shown apart).
+    Under a simulated comparison the times no verdict judged are
+    valgrind's, tens of times slower than native: they go apart, so they
+    never crowd a gated count out of the list. Otherwise every row, in
+    order, and nothing apart."""
+    if not c.backend.simulated:
+        return c.rows, []
+    apart = [r for r in c.rows if compare_text.is_valgrind_time(c, r)]
+    kept = [r for r in c.rows if not compare_text.is_valgrind_time(c, r)]
+    return ([r for r in kept if r.verdict != cmp.NOT_GATED]
+            + [r for r in kept if r.verdict == cmp.NOT_GATED]), apart
+
+
+def _gated_first(rows: list[cmp.Row], limit: int) -> list[cmp.Row]:
+    """At most limit rows: every gated row (the largest changes of them
+    when they alone exceed limit), then the largest of the others."""
+    gated = [r for r in rows if r.verdict != cmp.NOT_GATED]
+    others = [r for r in rows if r.verdict == cmp.NOT_GATED]
+    shown = largest_changes(gated, limit)
+    return shown + largest_changes(others, max(0, limit - len(shown)))
+
+
+def _details(c: cmp.Comparison) -> list[str]:
+    """Every row (or the largest changes) inside <details>; under a
+    simulated comparison the gated counts first, valgrind's times apart."""
+    listed, apart = split_simulated(c)
+    shown = (_gated_first(listed, MAX_DETAIL_ROWS) if c.backend.simulated
+             else largest_changes(listed, MAX_DETAIL_ROWS))
+    if apart:
+        summary = (f"All {len(listed)} counted rows" if len(shown) == len(listed)
+                   else f"The {len(shown)} largest changes of {len(listed)} "
+                   "counted rows, gated ones first (all of them: --format text "
+                   "or json)")
+    else:
+        summary = (f"All {len(c.rows)} rows" if len(shown) == len(c.rows) else
+                   f"The {len(shown)} largest changes of {len(c.rows)} rows "
+                   "(all of them: --format text or json)")
+    out = ["", f"<details><summary>{summary}</summary>", ""]
+    out += _table(shown, c.alpha) + ["", "</details>", ""]
+    if apart:
+        times = largest_changes(apart, MAX_APART_ROWS)
+        more = (f", the {len(times)} largest changes of {len(apart)}"
+                if len(times) < len(apart) else f", {len(apart)} rows")
+        out += [f"<details><summary>Valgrind's times, not compared{more}: the "
+                "simulator's, tens of times slower than native; they judge "
+                "nothing here</summary>", ""]
+        out += _table(times, c.alpha) + ["", "</details>", ""]
+    return out
+
+
+def _geomean_rows(c: cmp.Comparison) -> list[str]:
+    """The geomean table's rows; under a simulated comparison valgrind's
+    times last, said not compared."""
+    first_rows: dict[str, cmp.Row] = {}
+    for r in c.rows:
+        first_rows.setdefault(r.metric, r)
+    order = compare_text.metrics_in_order(c)
+    out = []
+    for g in sorted(c.geomeans, key=lambda g: order.index(g.metric)):
+        first = first_rows[g.metric]
+        gate = ("not compared (valgrind's)"
+                if compare_text.is_valgrind_time(c, first)
+                else fmt.threshold(first.threshold))
+        out.append(f"| {_escape(g.metric)} | {fmt.change(g.change)} | "
+                   f"{g.benchmarks} | {gate} |")
+    return out
 
 
 def headline(c: cmp.Comparison) -> str:
@@ -77,7 +149,9 @@ def render(c: cmp.Comparison) -> str:
         out += ["> :warning: **Different machines:** "
                 f"{_escape(machines.machine_headline(c.machine_differences))}", ""]
     if c.backend.simulated:
-        out += [f"> **Simulated counts.** {_escape(c.backend.describe())}.", ""]
+        gate = c.simulated_gate()
+        out += [f"> **Simulated counts.** {_escape(c.backend.describe())}."
+                + (f" {_escape(gate)}." if gate else ""), ""]
     out += [f"Baseline `{_escape(c.baseline_path)}`, contender "
             f"`{_escape(c.contender_path)}`. Change is of the medians; CI is a "
             f"{fmt.interval_heading(c.rows, c.alpha)}; p is a "
@@ -89,7 +163,8 @@ def render(c: cmp.Comparison) -> str:
     changed.sort(key=lambda r: r.verdict != cmp.REGRESSION)
     blind = gates.blind_benchmarks(c.rows)
     ungated = [r for r in c.rows if r.benchmark in blind and
-               r.verdict == cmp.NOT_GATED and gates.changed_beyond(r)]
+               r.verdict == cmp.NOT_GATED and gates.changed_beyond(r)
+               and not compare_text.is_valgrind_time(c, r)]
     if changed:
         out += _table(changed, c.alpha) + [""]
     elif c.inconclusive is None:
@@ -107,19 +182,7 @@ def render(c: cmp.Comparison) -> str:
                 "either.", ""]
     out += ["| Metric | Geomean change | Benchmarks | Threshold |",
             "|:--|--:|--:|--:|"]
-    first_rows: dict[str, cmp.Row] = {}
-    for r in c.rows:
-        first_rows.setdefault(r.metric, r)
-    for g in c.geomeans:
-        first = first_rows[g.metric]
-        out.append(f"| {_escape(g.metric)} | {fmt.change(g.change)} | "
-                   f"{g.benchmarks} | {fmt.threshold(first.threshold)} |")
-    shown = largest_changes(c.rows, MAX_DETAIL_ROWS)
-    summary = (f"All {len(c.rows)} rows" if len(shown) == len(c.rows) else
-               f"The {len(shown)} largest changes of {len(c.rows)} rows "
-               "(all of them: --format text or json)")
-    out += ["", f"<details><summary>{summary}</summary>", ""]
-    out += _table(shown, c.alpha)
-    out += ["", "</details>", ""]
+    out += _geomean_rows(c)
+    out += _details(c)
     out += [f"- {_escape(line)}" for line in compare_text.summary_lines(c)]
     return "\n".join(out) + "\n"

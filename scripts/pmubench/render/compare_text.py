@@ -6,6 +6,7 @@ result and why, different machines, simulated counts."""
 from __future__ import annotations
 
 from pmubench.verdicts import comparison as cmp
+from pmubench.verdicts import thresholds
 from pmubench.render import formatting as fmt
 from pmubench.runs import machines
 
@@ -35,6 +36,25 @@ def _table(cells: list[tuple[str, ...]], verdicts: list[str | None],
     return lines
 
 
+def is_valgrind_time(c: cmp.Comparison, row: cmp.Row) -> bool:
+    """A time of a simulated comparison that no verdict judged: valgrind's,
+    not the code's (every format lists these after the counts)."""
+    return (c.backend.simulated and row.verdict == cmp.NOT_GATED
+            and thresholds.is_time(row.metric))
+
+
+def metrics_in_order(c: cmp.Comparison) -> list[str]:
+    """c.metrics; under a simulated comparison the metrics whose rows are
+    all valgrind's unjudged times go last, so the tables lead with the
+    gated counts."""
+    if not c.backend.simulated:
+        return list(c.metrics)
+    times = {r.metric for r in c.rows if is_valgrind_time(c, r)}
+    times -= {r.metric for r in c.rows if not is_valgrind_time(c, r)}
+    return ([m for m in c.metrics if m not in times]
+            + [m for m in c.metrics if m in times])
+
+
 def inconclusive_headline(c: cmp.Comparison) -> str:
     return ("INCONCLUSIVE: nothing in this comparison could catch a slowdown: "
             f"{c.inconclusive}")
@@ -50,6 +70,9 @@ def top_lines(c: cmp.Comparison, color: bool = False) -> list[str]:
         out.append("DIFFERENT MACHINES: " + machines.machine_headline(c.machine_differences))
     if c.backend.simulated:
         out.append(c.backend.describe())
+        gate = c.simulated_gate()
+        if gate:
+            out.append(gate)
     return out
 
 
@@ -65,7 +88,7 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
     for r in c.rows:
         by_metric.setdefault(r.metric, []).append(r)
     geomeans = {g.metric: g for g in c.geomeans}
-    for metric in c.metrics:
+    for metric in metrics_in_order(c):
         rows = by_metric[metric]
         out.append(fmt.metric_heading(rows[0]))
         cells: list[tuple[str, ...]] = [_HEADER]
@@ -74,7 +97,7 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
             cells.append((r.benchmark, fmt.value(r.baseline.center, r.unit),
                           fmt.value(r.contender.center, r.unit),
                           fmt.change(r.change), fmt.interval(r.interval, c.alpha),
-                          fmt.p_value(r.p_value), fmt.verdict(r)))
+                          fmt.p_value(r.p_value), fmt.verdict(r) + fmt.work_note(r)))
             verdicts.append(r.verdict)
         geo = geomeans[metric]
         cells.append((f"geomean ({geo.benchmarks})", "", "", fmt.change(geo.change),

@@ -81,6 +81,13 @@ def verdict(row: comparison.Row) -> str:
     return text
 
 
+def work_note(row: comparison.Row) -> str:
+    """'; work changed: label "74.00%" -> "73.00%"' for a row whose
+    benchmark's work differs between the files (verdicts/work.py), ''
+    otherwise: appended to the row's verdict in text and markdown."""
+    return f"; work changed: {row.work.describe()}" if row.work else ""
+
+
 def threshold(t) -> str:
     if t.pct is None:
         return "not gated"

@@ -95,6 +95,31 @@ def profiles(path: str) -> list[CaseProfile]:
     return result
 
 
+def is_counted(case: CaseProfile) -> bool:
+    """A profile callgrind counted (event "callgrind/instructions/"): each
+    of its "samples" is one instruction of the measured segment."""
+    return case.event.startswith("callgrind/")
+
+
+def axis_label(case: CaseProfile) -> str:
+    if is_counted(case):
+        return "% of the instructions of the measured segment"
+    return f"% of {case.event} samples"
+
+
+def caption(case: CaseProfile) -> str:
+    """What a case's chart shows, in the report."""
+    if is_counted(case):
+        return (f"Share of the {case.samples} instructions of the measured "
+                "segment, each counted by callgrind, in each of "
+                "the top functions, with the function's hottest source line "
+                "where the binary has line tables.")
+    return (f"Share of the {case.samples} {case.event} samples of one extra "
+            "batch (not a measured one) in each of the top functions, with "
+            "the function's hottest source line where the binary has line "
+            "tables.")
+
+
 def bar_labels(funcs: list[dict], lines: list[dict]) -> list[str]:
     """Each function's name cut to 60 characters, then its hottest line
     ("fresh_pages.h:37") where `lines` (most samples first) has one."""
@@ -114,7 +139,7 @@ def plot_case(case: CaseProfile, out: str) -> None:
     """One PNG at out: the case's functions as bars of their share."""
     draw.profile_figure(out, case.run_name, bar_labels(case.functions, case.lines),
                           [100.0 * float(f["share"]) for f in case.functions],
-                          f"% of {case.event} samples")
+                          axis_label(case))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from pmubench.runs import benchjson
 from pmubench.report import build, html_page, model, outdir as outdir_mod
 from pmubench.report.flame_plot import flame_svg
 from pmubench.runs.folded import read_folded
-from pmubench.report.profile_plot import CaseProfile, plot_case, profiles_of
+from pmubench.report.profile_plot import CaseProfile, caption, plot_case, profiles_of
 
 
 def write_report(files: list[str], outdir: str,
@@ -71,9 +71,5 @@ def _profile_charts(staging: str, names: model.PngNames, labels: list[str],
             name = names.take("profile", label, case.run_name)
             plot_case(case, os.path.join(staging, name))
             figures.append(model.Figure(
-                name, f"profile of {case.run_name} ({label})",
-                f"Share of the {case.samples} {case.event} samples of one "
-                "extra batch (not a measured one) in each of the top "
-                "functions, with the function's hottest source line where "
-                "the binary has line tables."))
+                name, f"profile of {case.run_name} ({label})", caption(case)))
     return figures

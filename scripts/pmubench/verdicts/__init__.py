@@ -4,6 +4,8 @@
   stats       Mann-Whitney U, confidence interval of the change, geomean
               (one row, or many rows at once with numpy)
   rows        a row of a comparison: its sides, mode and verdict
+  work        whether a case's work changed between the files: its
+              label, items or bytes per iteration
   gates       what a comparison could catch: the inconclusive reason,
               blind benchmarks, refused --threshold rules, selectors
               that name no metric

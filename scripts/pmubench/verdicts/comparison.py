@@ -81,7 +81,7 @@ import numpy as np
 
 from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
 from pmubench.runs import benchjson
-from pmubench.verdicts import gates, stats, thresholds
+from pmubench.verdicts import gates, stats, thresholds, work
 from pmubench.runs import machines, matching
 # The row model lives in rows.py; its names are comparison's too.
 from pmubench.verdicts.rows import (  # noqa: F401
@@ -123,6 +123,11 @@ class Comparison:
     # --strict: also fail on a baseline benchmark missing or failed in the
     # contender (set by the caller; result_word and exit_code read it).
     strict: bool = False
+
+    def simulated_gate(self) -> str | None:
+        """What gates the simulated instruction-class rows, for the
+        header of every format (thresholds.simulated_gate_text)."""
+        return thresholds.simulated_gate_text([r.threshold for r in self.rows])
 
     def count(self, verdict: str) -> int:
         return sum(1 for r in self.rows if r.verdict == verdict)
@@ -310,17 +315,21 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
     staged, pending = _stage_rows(pairing, metrics, overrides,
                                   rounds_of(baseline), rounds_of(contender))
     results = _test_many(pending, alpha, _rows_tested_callback(progress, len(pending)))
+    changed_work = {b.name: w for b, c in pairing.common
+                    for w in [work.change(b, c)] if w is not None}
     rows: list[Row] = []
     for index, (name, metric, unit, b, c, threshold, higher) in enumerate(staged):
         j = judge(b, c, threshold, higher, alpha, results.get(index))
         rows.append(Row(name, metric, unit, b, c, j.change, j.p_value,
-                        j.interval, j.mode, threshold, higher, j.verdict))
+                        j.interval, j.mode, threshold, higher, j.verdict,
+                        changed_work.get(name)))
     by_metric: dict[str, list[Row]] = {}
     for r in rows:
         by_metric.setdefault(r.metric, []).append(r)
     metrics = [m for m in metrics if m in by_metric]
     geomeans = [_geomean(metric, by_metric[metric]) for metric in metrics]
     notes = _comparison_notes(baseline, contender, pairing, rows, metrics)
+    notes += [n for n in [work.note({r.benchmark: r.work for r in rows if r.work})] if n]
     seen = gates.MetricsSeen(file_metrics, selected_metrics,
                              _lacking(baseline, contender))
     reason = gates.inconclusive_reason(rows, seen, alpha,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from pmubench.runs import matching
 from pmubench.verdicts import stats, thresholds
+from pmubench.verdicts.work import WorkChange
 
 # Verdicts.
 REGRESSION = "regression"
@@ -58,3 +59,6 @@ class Row:
     threshold: thresholds.Threshold
     higher_is_better: bool
     verdict: str
+    # The benchmark's label or items/bytes per iteration differ between
+    # the files (work.py); None when its work is the same.
+    work: WorkChange | None = None

@@ -62,7 +62,13 @@ side included. They keep their class's threshold and floor (misses 5%),
 except the instruction-class counts (the deterministic class:
 callgrind/instructions/, callgrind/branches/, loads and stores), which
 nothing but the code moves: 0.5% (SIMULATED_EXACT_PCT), so one instruction
-more per iteration in a 100-instruction loop (+0.98%) is a regression.
+more per iteration in a 100-instruction loop (+0.98%) is a regression, and
+in general one instruction more per iteration fails a case of up to 199
+instructions per iteration (a change of more than 1 in 200;
+catches_one_in). Chosen over a tighter gate because a change of a few
+instructions in a thousand is as often the compiler rearranging code as a
+slowdown; --threshold callgrind/instructions/=0.1 gates one in a thousand.
+simulated_gate_text says the gate in force in every format's header.
 """
 
 from __future__ import annotations
@@ -164,8 +170,19 @@ def _matches(selector: str, metric: str) -> bool:
             or fnmatch.fnmatchcase(benchjson.base_name(metric), selector))
 
 
-# The default for a simulated count of the deterministic class.
+# The default for a simulated count of the deterministic class (said the
+# same in compare.py --help, the report headers, docs/comparing.md and
+# docs/ci_without_pmu.md).
 SIMULATED_EXACT_PCT = 0.5
+
+
+def catches_one_in(pct: float) -> int:
+    """The largest count per iteration in which one more (or one fewer)
+    is a change beyond pct: 199 for 0.5% (1/199 = 0.503%; 1/200 is not
+    more than 0.5%). 0 for a pct of 100 or more."""
+    if pct <= 0:
+        raise ValueError("a gate of 0% catches any change above the floor")
+    return max(0, math.ceil(100.0 / pct) - 1)
 
 
 @dataclass(frozen=True)
@@ -248,7 +265,34 @@ def defaults_table(width: int = 78) -> str:
     lead = f"  {'simulated':<13} {SIMULATED_EXACT_PCT:g}%{'':<7} "
     lines += textwrap.wrap(
         "callgrind/instructions/ and the other simulated counts of the "
-        "deterministic class; simulated misses keep their class's",
+        "deterministic class (branches, loads, stores): one instruction "
+        "more per iteration fails a case of up to "
+        f"{catches_one_in(SIMULATED_EXACT_PCT)} instructions per iteration; "
+        "simulated misses keep their class's",
         width, initial_indent=lead, subsequent_indent=" " * len(lead),
         break_on_hyphens=False)
     return "\n".join(lines)
+
+
+def _gate_text(pct: float | None, source: str) -> str:
+    where = "the default" if source == "default" else f"--threshold {source}"
+    if pct is None:
+        return f"are not gated ({where})"
+    if pct == 0:
+        return f"fail on any change of 0.01 per iteration or more ({where})"
+    n = catches_one_in(pct)
+    return (f"fail beyond {pct:g}% ({where}): one instruction more per "
+            f"iteration fails a case of up to {n:,} instructions per iteration")
+
+
+def simulated_gate_text(used: list[Threshold]) -> str | None:
+    """What gates the simulated instruction-class counts among the
+    thresholds used ('Simulated instruction-class counts fail beyond 0.5%
+    (the default): one instruction more per iteration fails a case of up
+    to 199 instructions per iteration'); None when none was used."""
+    gates = dict.fromkeys((t.pct, t.source) for t in used
+                          if t.simulated and t.metric_class == "deterministic")
+    if not gates:
+        return None
+    return ("Simulated instruction-class counts "
+            + "; ".join(_gate_text(pct, source) for pct, source in gates))
