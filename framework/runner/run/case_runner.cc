@@ -77,6 +77,7 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
   meter.Report(gb_state, state.batch_iterations_ / state.sim_steps_);
   if (gb_state.thread_index() == 0) {
     RecordSimulatedProfile(pmu_case.index, meter.TakeSelfCosts());
+    RecordSegmentProfile(pmu_case.index, meter.TakeSegmentProfile());
   }
 }
 
