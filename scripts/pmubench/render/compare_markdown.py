@@ -11,7 +11,7 @@ from pmubench.verdicts import comparison as cmp
 from pmubench.render import formatting as fmt
 from pmubench.verdicts import gates
 from pmubench.runs import machines
-from pmubench.render import compare_text
+from pmubench.render import attribution_lines, compare_text
 
 # GitHub rejects comments over 65,536 characters; a row is about 130.
 MAX_DETAIL_ROWS = 250
@@ -114,6 +114,9 @@ def render(c: cmp.Comparison) -> str:
         first = first_rows[g.metric]
         out.append(f"| {_escape(g.metric)} | {fmt.change(g.change)} | "
                    f"{g.benchmarks} | {fmt.threshold(first.threshold)} |")
+    why = attribution_lines.markdown_lines(c)
+    if why:   # after the geomeans: why each changed row changed
+        out += [""] + why[:-1]
     shown = largest_changes(c.rows, MAX_DETAIL_ROWS)
     summary = (f"All {len(c.rows)} rows" if len(shown) == len(c.rows) else
                f"The {len(shown)} largest changes of {len(c.rows)} rows "
