@@ -161,7 +161,7 @@ def test_text_json_and_markdown_show_the_same_attribution(tmp_path, run_tool):
     # and /src/h; line 13 ran only in the head.
     assert "line h/steps.cc:13 StepB(int) (added)" in text
     md = run_tool("scripts/compare.py", base, head, "--format", "markdown").stdout
-    assert "<details><summary>BM\\_Three callgrind/instructions/: +120 per iteration" in md
+    assert "<details><summary>BM_Three callgrind/instructions/: +120 per iteration" in md
     report = json.loads(run_tool("scripts/compare.py", base, head, "--format",
                                  "json").stdout)
     line = report["attributions"][0]["lines"][0]
@@ -190,3 +190,15 @@ def test_a_sampled_profile_is_estimated_with_its_sample_counts(tmp_path):
     assert a.functions[0].name == "B()"
     assert a.functions[0].delta == pytest.approx(500.0)
     assert "estimated from 800 -> 1200 samples" in attribution_lines.kind_text(a)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--simulate", "--attribute=cycles"], "callgrind profiles instructions only"),
+    (["--attribute="], "--attribute= needs an event"),
+])
+def test_ci_compare_attribute_usage_errors(tmp_path, repo_root, args, message):
+    import subprocess
+    proc = subprocess.run([str(repo_root / "scripts" / "ci_compare.sh"), *args],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert list(tmp_path.iterdir()) == [], "nothing made"

@@ -44,7 +44,7 @@ def kind_text(a: attribution.Attribution) -> str:
 def headline(a: attribution.Attribution) -> str:
     """'BM_X callgrind/instructions/: +12 per iteration, 100.0% in F()'."""
     first = a.functions[0] if a.functions else None
-    where = (f", {share(first.share)} in {first.name} ({first.status})"
+    where = (f", {share(first.share)} in {first.name}{_mark(first)}"
              if first is not None else "")
     return f"{a.benchmark} {a.metric}: {signed(a.row_delta)} per iteration{where}"
 
@@ -81,6 +81,13 @@ def text_lines(c: cmp.Comparison) -> list[str]:
     return out + [""]
 
 
+def _html(text: str) -> str:
+    """Text safe inside an HTML element (<summary>, which markdown does not
+    reach): escaped, control characters shown as \\xNN."""
+    return "".join(f"\\x{ord(ch):02x}" if ord(ch) < 0x20 or ord(ch) == 0x7f
+                   else ch for ch in html.escape(text, quote=True))
+
+
 def _md(text: str) -> str:
     """Text safe in a markdown table cell and in HTML: every byte a profile
     name may hold is shown as itself, never as markup."""
@@ -97,7 +104,7 @@ def markdown_lines(c: cmp.Comparison) -> list[str]:
         return []
     out = ["#### Why it changed", ""]
     for a in c.attributions:
-        out += [f"<details><summary>{_md(headline(a))} ({_md(kind_text(a))})"
+        out += [f"<details><summary>{_html(headline(a))} ({_html(kind_text(a))})"
                 "</summary>", "",
                 "| Function or line | Base | Head | Delta | Share |",
                 "|:--|--:|--:|--:|--:|"]
