@@ -6,6 +6,7 @@
 #   path/to/pmubench/scripts/ci_compare.sh [--base REV] [--head REV]
 #       [--reps N] [--rounds K] [--min-time SECONDS] [--filter REGEX]
 #       [--counters SPEC,...] [--simulate[=instructions|cache] | --no-simulate]
+#       [--attribute[=EVENT] | --no-attribute]
 #       [--out DIR] [--jobs N] [--keep] [--allow-same-commit]
 #       [--cmake-target T [--binary PATH] [--cmake-arg ARG]... |
 #        --bazel-target //PKG:T |
@@ -56,6 +57,22 @@
 # says so) and valgrind is installed, this is the default, said on stderr;
 # --no-simulate times the runs instead. Without valgrind the script says
 # what to install and times the runs.
+#
+# Why a row changed (--attribute): compare.md, compare.json and the text
+# report name, for each changed row, the functions and source lines whose
+# counts per iteration moved (docs/comparing.md, "Why it changed"). Under
+# --simulate this is the default and costs nothing: each run passes
+# --pmubench_profile=instructions, whose profile comes from the same
+# callgrind dumps as the counts, exact. With a PMU it is opt-in:
+# --attribute[=EVENT] (EVENT defaults to instructions) passes
+# --pmubench_profile=EVENT, which samples each case in one extra batch after
+# its measured runs (the measured runs never carry a sampling event); the
+# attribution is then estimated, with its sample counts. Either way CMake
+# builds get line tables (-g1 added to the Release flags, which changes no
+# code; a --cmake-arg of yours wins) and Bazel builds --copt=-g1;
+# --build-cmd builds are yours to give -g1. --no-attribute: no profiles
+# (the line tables stay: they change no code).
+# A binary whose --help does not list --pmubench_profile is run without it.
 #
 # Base and head must be different commits: the same commit on both sides
 # (a fresh clone's HEAD and origin/main, say) compares a build with itself,
@@ -115,7 +132,7 @@ need() {
 }
 
 base="" head="HEAD" reps="" rounds="" min_time="" filter="." counters="" jobs=2
-simulate=auto simulate_flag=""
+simulate=auto simulate_flag="" attribute=auto
 # choose_simulate FLAG MODE: two flags that disagree (--simulate and
 # --no-simulate) are refused: the last would win silently.
 choose_simulate() {
@@ -140,6 +157,10 @@ while [[ $# -gt 0 ]]; do
                     die_usage "$1: give instructions or cache (or --simulate alone)"
                   choose_simulate "$1" "${1#--simulate=}"; shift ;;
     --no-simulate) choose_simulate "$1" off; shift ;;
+    --attribute) attribute=instructions; shift ;;
+    --attribute=*) attribute=${1#--attribute=}; shift
+                   [[ -n $attribute ]] || die_usage "--attribute= needs an event, like instructions or cycles" ;;
+    --no-attribute) attribute=off; shift ;;
     --out) need "$1" "a directory" "$@"; out=$2; shift 2 ;;
     --jobs) need "$1" "a number" "$@"; jobs=$2; shift 2 ;;
     --keep) keep=1; shift ;;
@@ -162,6 +183,10 @@ done
 [[ -z $min_time || $min_time =~ ^([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?[sx]?$ ]] ||
   die_usage "--min-time '$min_time': give seconds, like 0.05 (or 0.05s; 100x for iterations)"
 
+if [[ $simulate == instructions || $simulate == cache ]] &&
+   [[ $attribute != auto && $attribute != off && $attribute != instructions ]]; then
+  die_usage "--attribute=$attribute with --simulate: callgrind profiles instructions only (exact, from the measured runs themselves); give --attribute or leave it out"
+fi
 if ((${#cmake_args[@]})) && [[ -n $bazel_target || -n $build_cmd || -n $run_cmd ]]; then
   die_usage "--cmake-arg goes with a CMake build (--cmake-target, the default); --bazel-target and --build-cmd do not run cmake: put such options in your build command"
 fi
@@ -433,9 +458,12 @@ has_hardware_pmu() {
 }
 
 # knows_simulate SIDE: the side's binary lists --pmubench_simulate in --help.
+knows_simulate() { knows_flag "$1" --pmubench_simulate; }
+
+# knows_flag SIDE FLAG: the side's binary lists FLAG in --help.
 # (Its whole output is read first: grep -q would stop reading early, and
 # under pipefail the binary's SIGPIPE would make the answer no.)
-knows_simulate() {
+knows_flag() {
   local tree="$trees/$1" help
   if [[ -n $run_cmd ]]; then
     help=$(cd "$tree" && bash -c "$run_cmd \"\$@\"" run-cmd --help 2>&1) || true
@@ -444,7 +472,7 @@ knows_simulate() {
   else
     help=$(cd "$tree" && "build/$binary" --help 2>&1) || true
   fi
-  [[ $help == *--pmubench_simulate* ]]
+  [[ $help == *"$2"* ]]
 }
 
 # After the base build: whether to count with callgrind (see --simulate).
@@ -474,7 +502,28 @@ set_run_flags() {
   run_flags+=("--benchmark_repetitions=$reps" "--benchmark_filter=$filter"
               "--benchmark_out_format=json")
   [[ -n $counters ]] && run_flags+=("--counters=$counters")
+  set_profile_flag
   return 0
+}
+
+# --attribute: the profile flag of every run (see "Why a row changed").
+set_profile_flag() {
+  local event
+  if [[ $simulate == instructions || $simulate == cache ]]; then
+    [[ $attribute == off ]] && return 0
+    event=instructions
+  else
+    [[ $attribute == auto || $attribute == off ]] && return 0
+    event=$attribute
+  fi
+  if ! knows_flag base --pmubench_profile; then
+    echo "ci_compare.sh: the base binary does not know --pmubench_profile: no attribution of changed rows" >&2
+    return 0
+  fi
+  run_flags+=("--pmubench_profile=$event")
+  if [[ $event == "$attribute" && $simulate == off ]]; then
+    echo "ci_compare.sh: --attribute: each case is sampled ($event) in one extra batch after its measured runs; the attribution is estimated" >&2
+  fi
 }
 
 build base "$base_sha"

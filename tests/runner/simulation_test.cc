@@ -7,6 +7,7 @@
 #include "framework/runner/cli/simulation_options.h"
 #include "framework/runner/measure/simulated_meter.h"
 #include "framework/runner/simulate/callgrind.h"
+#include "framework/runner/simulate/segment_profile.h"
 #include "framework/runner/simulate/simulated_events.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -151,6 +152,78 @@ TEST(CallgrindDumpTest, SelfCostsLeaveOutCallsAndFollowCompressedNames) {
                                  "outer() /src/a.cc:12 7",
                                  "outer() /src/a.cc:13 3",
                                  "inner() /src/b.cc:40 85"));
+}
+
+std::vector<std::string> CostTexts(const CallgrindDump& dump) {
+  std::vector<std::string> costs;
+  for (const CallgrindDump::SelfCost& c : dump.self_costs) {
+    costs.push_back(c.function + " " + c.file + ":" + std::to_string(c.line) +
+                    " " + std::to_string(c.cost));
+  }
+  return costs;
+}
+
+TEST(CallgrindDumpTest, InlinedCodeCountsInItsCallerAtItsOwnLines) {
+  // As callgrind 3.19 writes a helper from helper.h inlined into Caller:
+  // "fi=" switches to the helper's file inside Caller, "fe=" back; the
+  // next function starts in its own "fl=" file.
+  constexpr char kBody[] =
+      "positions: line\n"
+      "events: Ir\n"
+      "summary: 9034\n"
+      "\n"
+      "fl=(1) /src/main.cc\n"
+      "fn=(1) Caller(int)\n"
+      "4 4\n"
+      "fi=(2) /src/helper.h\n"
+      "-1 6000\n"
+      "fe=(1)\n"
+      "+1 3000\n"
+      "fi=(2)\n"
+      "fn=(2) Other(int)\n"
+      "7 30\n";
+  absl::StatusOr<CallgrindDump> dump = ParseCallgrindDump(kBody, "f");
+  ASSERT_TRUE(dump.ok()) << dump.status();
+  EXPECT_THAT(CostTexts(*dump), ElementsAre("Caller(int) /src/main.cc:4 4",
+                                            "Caller(int) /src/helper.h:3 6000",
+                                            "Caller(int) /src/main.cc:4 3000",
+                                            "Other(int) /src/main.cc:7 30"));
+}
+
+TEST(SegmentProfileTest, TheLongerSegmentLessTheShorterPerLine) {
+  const std::vector<CallgrindDump::SelfCost> longer = {
+      {"Work()", "w.cc", 3, 2000}, {"Work()", "w.cc", 4, 600},
+      {"Loop()", "l.cc", 9, 70},   {"Dump()", "d.cc", 1, 50},
+      {"Work()", "w.cc", 3, 5}};
+  const std::vector<CallgrindDump::SelfCost> shorter = {
+      {"Work()", "w.cc", 3, 1000}, {"Work()", "w.cc", 4, 300},
+      {"Loop()", "l.cc", 9, 40},   {"Dump()", "d.cc", 1, 50},
+      {"Once()", "o.cc", 2, 8}};
+  const SegmentProfile p = SubtractSegments(longer, shorter, 100, 0);
+  std::vector<std::string> deltas;
+  for (const SegmentDelta& d : p.costs) {
+    deltas.push_back(d.function + " " + d.file + ":" + std::to_string(d.line) +
+                     " " + std::to_string(d.delta));
+  }
+  // Dump() ran alike in both and cancels; Once() ran only in the shorter.
+  EXPECT_THAT(deltas, ElementsAre("Work() w.cc:3 1005", "Work() w.cc:4 300",
+                                  "Loop() l.cc:9 30", "Once() o.cc:2 -8"));
+  EXPECT_EQ(p.iterations, 100);
+  EXPECT_EQ(p.total, 1005 + 300 + 30 - 8);
+}
+
+TEST(SegmentProfileTest, CalibratedPausePairsAreAnEntryOfTheirOwn) {
+  const SegmentProfile p = SubtractSegments(
+      {{"State::PauseTiming()", "s.cc", 1, 500}, {"Work()", "w.cc", 3, 900}},
+      {{"State::PauseTiming()", "s.cc", 1, 250}, {"Work()", "w.cc", 3, 450}},
+      10, 250);
+  EXPECT_EQ(p.total, 450) << "the row: (1400 - 700 - 250), over 10";
+  ASSERT_EQ(p.costs.size(), 3u);
+  EXPECT_EQ(p.costs[0].function, "Work()");
+  // Ties of magnitude in name order: "State..." before "[...".
+  EXPECT_EQ(p.costs[1].function, "State::PauseTiming()");
+  EXPECT_EQ(p.costs[2].function, kPausePairsSymbol);
+  EXPECT_EQ(p.costs[2].delta, -250);
 }
 
 std::vector<std::string> Fields(const SimulatedEventSet& set) {

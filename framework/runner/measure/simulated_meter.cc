@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -74,12 +75,16 @@ void SimulatedMeter::Report(benchmark::State& gb_state,
       1.0 / (static_cast<double>(segments_.steps[2]) *
              std::max<int64_t>(1, iterations_per_step));
   const int extra_pauses = pauses_[3] - pauses_[2];
+  double instruction_pauses = 0;
   std::vector<double> values(set.events.size());
   for (size_t i = 0; i < set.events.size(); ++i) {
     const double shorter = SimulatedValue(set.events[i], (*dumps)[2]);
     const double longer = SimulatedValue(set.events[i], (*dumps)[3]);
     const double pauses = session_->pause_pair[i] * extra_pauses;
     values[i] = (longer - shorter - pauses) * per_iteration;
+    if (set.events[i].columns == std::vector<std::string>{"Ir"}) {
+      instruction_pauses = pauses;
+    }
     gb_state.counters[set.events[i].field()] =
         benchmark::Counter(values[i], benchmark::Counter::kAvgThreads);
   }
@@ -90,6 +95,11 @@ void SimulatedMeter::Report(benchmark::State& gb_state,
     gb_state.counters[r.field()] =
         benchmark::Counter(ratio, benchmark::Counter::kAvgThreads);
   }
+  // The profile of the row's own steps: the same difference per line.
+  segment_profile_ = SubtractSegments(
+      (*dumps)[3].self_costs, (*dumps)[2].self_costs,
+      segments_.steps[2] * std::max<int64_t>(1, iterations_per_step),
+      std::llround(instruction_pauses));
   self_costs_ = std::move((*dumps)[3].self_costs);
 }
 

@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "framework/runner/measure/simulation_session.h"
 #include "framework/runner/simulate/callgrind.h"
+#include "framework/runner/simulate/segment_profile.h"
 
 namespace pmubench::internal {
 
@@ -80,6 +81,9 @@ class SimulatedMeter {
   std::vector<CallgrindDump::SelfCost> TakeSelfCosts() {
     return std::move(self_costs_);
   }
+  // After Report: the row's own profile, the self costs of the steps it
+  // counts (segment_profile.h); empty if the dumps could not be read.
+  SegmentProfile TakeSegmentProfile() { return std::move(segment_profile_); }
 
   // What one empty ResumeTiming..PauseTiming pair counts through State's own
   // code, per event of `set` (the minimum of a few; they are equal).
@@ -94,6 +98,7 @@ class SimulatedMeter {
   std::string label_;
   std::array<int, 4> pauses_{};
   std::vector<CallgrindDump::SelfCost> self_costs_;
+  SegmentProfile segment_profile_;
 };
 
 }  // namespace pmubench::internal

@@ -1,5 +1,8 @@
 #include "framework/runner/profile/profile_json.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +10,10 @@
 
 namespace pmubench {
 namespace {
+
+// Entries per list of a per-iteration profile: far more than a benchmark's
+// steps touch; the totals still count what is left out.
+constexpr size_t kMaxPerIterationEntries = 2000;
 
 // A JSON string literal (RFC 8259 section 7).
 std::string Quoted(const std::string& text) {
@@ -22,6 +29,63 @@ std::string Quoted(const std::string& text) {
     }
   }
   return out + "\"";
+}
+
+// Per iteration: the segments' delta over the row's divisor, with digits
+// enough for a reader to add them up (each "segment_delta" is exact).
+std::string PerIteration(int64_t delta, int64_t iterations) {
+  return absl::StrFormat("%.9g", static_cast<double>(delta) /
+                                     static_cast<double>(iterations));
+}
+
+// The function list: the line deltas summed per function.
+std::string PerIterationFunctions(const internal::SegmentProfile& p) {
+  std::map<std::string, int64_t> per_function;
+  for (const internal::SegmentDelta& d : p.costs) {
+    per_function[d.function] += d.delta;
+  }
+  std::vector<std::pair<std::string, int64_t>> sorted;
+  for (const auto& [function, delta] : per_function) {
+    if (delta != 0) sorted.emplace_back(function, delta);
+  }
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) {
+                     return std::llabs(a.second) > std::llabs(b.second);
+                   });
+  std::string list;
+  for (size_t i = 0; i < sorted.size() && i < kMaxPerIterationEntries; ++i) {
+    absl::StrAppend(&list, list.empty() ? "" : ", ", "{\"symbol\": ",
+                    Quoted(sorted[i].first), ", \"count\": ",
+                    PerIteration(sorted[i].second, p.iterations),
+                    ", \"segment_delta\": ", sorted[i].second, "}");
+  }
+  return list;
+}
+
+std::string PerIterationLines(const internal::SegmentProfile& p) {
+  std::string list;
+  for (size_t i = 0; i < p.costs.size() && i < kMaxPerIterationEntries; ++i) {
+    const internal::SegmentDelta& d = p.costs[i];
+    absl::StrAppend(&list, list.empty() ? "" : ", ", "{\"symbol\": ",
+                    Quoted(d.function), ", \"file\": ", Quoted(d.file),
+                    ", \"line\": ", d.line, ", \"count\": ",
+                    PerIteration(d.delta, p.iterations),
+                    ", \"segment_delta\": ", d.delta, "}");
+  }
+  return list;
+}
+
+// The pmubench_profile_*per_iteration fields of a simulated profile.
+std::string PerIterationFields(const internal::SegmentProfile& p) {
+  const char* kSep = ",\n      ";
+  return absl::StrCat(
+      kSep, "\"pmubench_profile_per_iteration\": [", PerIterationFunctions(p),
+      "]", kSep, "\"pmubench_profile_lines_per_iteration\": [",
+      PerIterationLines(p), "]", kSep,
+      "\"pmubench_profile_per_iteration_total\": ",
+      PerIteration(p.total, p.iterations), kSep,
+      "\"pmubench_profile_per_iteration_segment_total\": ", p.total, kSep,
+      "\"pmubench_profile_per_iteration_iterations\": ", p.iterations);
 }
 
 }  // namespace
@@ -64,7 +128,10 @@ std::string ProfileJsonFields(const ProfileStore::Entry& entry) {
                       "\"pmubench_profile_lost_samples\": ",
                       p.tally.lost_samples, kSep,
                       "\"pmubench_profile_throttles\": ", p.tally.throttles,
-                      timing);
+                      timing,
+                      entry.per_iteration.has_value()
+                          ? PerIterationFields(*entry.per_iteration)
+                          : std::string());
 }
 
 ProfileJsonReporter::ProfileJsonReporter(

@@ -128,6 +128,11 @@ SimulatedProfiles() {
   return *profiles;
 }
 
+std::map<int, internal::SegmentProfile>& SegmentProfiles() {
+  static auto* profiles = new std::map<int, internal::SegmentProfile>();
+  return *profiles;
+}
+
 perf::Profile SimulatedProfile(
     const std::vector<internal::CallgrindDump::SelfCost>& costs, size_t top) {
   perf::ProfileBuilder builder;
@@ -229,6 +234,20 @@ std::optional<std::vector<CallgrindDump::SelfCost>> TakeSimulatedProfile(
   return costs;
 }
 
+void RecordSegmentProfile(int case_index, SegmentProfile profile) {
+  std::lock_guard<std::mutex> lock(g_simulated_mu);
+  SegmentProfiles()[case_index] = std::move(profile);
+}
+
+std::optional<SegmentProfile> TakeSegmentProfile(int case_index) {
+  std::lock_guard<std::mutex> lock(g_simulated_mu);
+  auto it = SegmentProfiles().find(case_index);
+  if (it == SegmentProfiles().end()) return std::nullopt;
+  SegmentProfile profile = std::move(it->second);
+  SegmentProfiles().erase(it);
+  return profile;
+}
+
 ProfiledBatch::ProfiledBatch(int thread_index) {
   ProfileSession* session = g_armed.load(std::memory_order_acquire);
   if (session == nullptr) return;
@@ -309,7 +328,7 @@ void ProfilingReporter::ProfileRun(const Run& run) {
     unknown_explained_ = true;
   }
   profiles_->Add(name, {absl::StrCat(config_.event.spec, "@", config_.period),
-                       std::move(profile), slowdown});
+                       std::move(profile), slowdown, std::nullopt});
 }
 
 // Under callgrind: the measured batch's own costs, no extra run.
@@ -326,7 +345,8 @@ void ProfilingReporter::ProfileSimulatedRun(const std::string& name,
   PrintProfile(out, config_, profile);
   // No slowdown: the profile is of the measured batch itself.
   profiles_->Add(name, {"callgrind/instructions/", std::move(profile),
-                        std::nullopt});
+                        std::nullopt,
+                        internal::TakeSegmentProfile(pmu_case.index)});
 }
 
 void PrintProfile(std::ostream& out, const ProfileConfig& config,

@@ -30,6 +30,7 @@
 #include "framework/perf/sampling/profile.h"
 #include "framework/runner/profile/profile_slowdown.h"
 #include "framework/runner/simulate/callgrind.h"
+#include "framework/runner/simulate/segment_profile.h"
 
 namespace pmubench {
 namespace perf {
@@ -63,6 +64,9 @@ class ProfileStore {
     // The profiled batch against the measured one; absent for a simulated
     // profile (callgrind: no extra batch) or when either was not timed.
     std::optional<ProfileSlowdown> slowdown;
+    // Under callgrind: the row's own steps per function and line
+    // (segment_profile.h), the pmubench_profile_*per_iteration fields.
+    std::optional<internal::SegmentProfile> per_iteration;
   };
   void Add(std::string run_name, Entry entry) {
     entries_.emplace_back(std::move(run_name), std::move(entry));
@@ -91,6 +95,9 @@ void RecordSimulatedProfile(int case_index,
                             std::vector<CallgrindDump::SelfCost> costs);
 std::optional<std::vector<CallgrindDump::SelfCost>> TakeSimulatedProfile(
     int case_index);
+// The same case's per-iteration profile (SimulatedMeter::TakeSegmentProfile).
+void RecordSegmentProfile(int case_index, SegmentProfile profile);
+std::optional<SegmentProfile> TakeSegmentProfile(int case_index);
 
 // Around each batch of a case (case runner): during the profiling pass,
 // enables a sampler of the calling thread for the batch (thread 0's, which

@@ -85,6 +85,7 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
   meter.Report(gb_state, iterations_per_step);
   if (gb_state.thread_index() == 0) {
     RecordSimulatedProfile(pmu_case.index, meter.TakeSelfCosts());
+    RecordSegmentProfile(pmu_case.index, meter.TakeSegmentProfile());
   }
 }
 

@@ -105,11 +105,17 @@ class BodyReader {
 
   void Line(absl::string_view line) {
     if (line.empty()) return;
-    if (absl::ConsumePrefix(&line, "fl=") || absl::ConsumePrefix(&line, "fi=") ||
-        absl::ConsumePrefix(&line, "fe=")) {
+    if (absl::ConsumePrefix(&line, "fl=")) {
+      function_file_ = file_ = Name(line, files_);
+    } else if (absl::ConsumePrefix(&line, "fi=") ||
+               absl::ConsumePrefix(&line, "fe=")) {
+      // Inlined code: its own source file, still the function's cost.
       file_ = Name(line, files_);
     } else if (absl::ConsumePrefix(&line, "fn=")) {
+      // A new function starts in its own file (callgrind writes "fl=" only
+      // when that changes, and "fi=" again for inlined code).
       function_ = Name(line, functions_);
+      file_ = function_file_;
     } else if (absl::ConsumePrefix(&line, "cfi=") ||
                absl::ConsumePrefix(&line, "cfl=")) {
       Name(line, files_);
@@ -181,7 +187,7 @@ class BodyReader {
   std::vector<std::string> positions_ = {"line"};
   std::vector<int64_t> values_ = {0};
   std::map<std::string, std::string> files_, functions_;
-  std::string file_, function_;
+  std::string file_, function_file_, function_;
   bool skip_next_ = false;
 };
 

@@ -27,7 +27,17 @@
  "only_in_baseline": [...], "only_in_contender": [...],
  "failed": [{"benchmark", "side", "error"}],
  "metrics_only_in_baseline": {metric: [benchmarks]},
- "metrics_only_in_contender": {...}, "notes": [...], "warnings": [...]}
+ "metrics_only_in_contender": {...}, "notes": [...], "warnings": [...],
+ "attributions": [{"benchmark", "metric", "kind": "exact"|"estimated",
+                   "event", "row_delta" (contender - baseline center, per
+                   iteration), "functions": [{"name", "base", "head" (per
+                   iteration; null: none on that side), "delta", "share" (of
+                   row_delta; null when it is 0), "status": "changed"|"added"|
+                   "removed"}], "lines": [same, name "file:line function"],
+                   "elsewhere" (row_delta less the listed functions' deltas),
+                   "residual" (row_delta less every function's delta),
+                   "samples": {"base", "head"} (estimated) | null}],
+ "attribution_notes": [why a changed row has no attribution]}
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ from typing import Any
 
 from pmubench.verdicts import comparison as cmp
 from pmubench.verdicts import gates, stats
+from pmubench.render import attribution_lines
 
 
 def _finite(x: float | None) -> float | None:
@@ -100,6 +111,8 @@ def to_dict(c: cmp.Comparison, exit_code: int) -> dict[str, Any]:
         "metrics_only_in_contender": p.metrics_only_in_contender,
         "notes": c.notes,
         "warnings": c.warnings,
+        "attributions": [attribution_lines.json_object(a) for a in c.attributions],
+        "attribution_notes": c.attribution_notes,
     }
 
 

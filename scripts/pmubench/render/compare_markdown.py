@@ -11,7 +11,7 @@ from pmubench.verdicts import comparison as cmp
 from pmubench.render import formatting as fmt
 from pmubench.verdicts import gates
 from pmubench.runs import machines
-from pmubench.render import compare_text
+from pmubench.render import attribution_lines, compare_text
 
 # GitHub rejects comments over 65,536 characters; a row is about 130.
 MAX_DETAIL_ROWS = 250
@@ -183,6 +183,9 @@ def render(c: cmp.Comparison) -> str:
     out += ["| Metric | Geomean change | Benchmarks | Threshold |",
             "|:--|--:|--:|--:|"]
     out += _geomean_rows(c)
+    why = attribution_lines.markdown_lines(c)
+    if why:   # after the geomeans: why each changed row changed
+        out += [""] + why[:-1]
     out += _details(c)
     out += [f"- {_escape(line)}" for line in compare_text.summary_lines(c)]
     return "\n".join(out) + "\n"

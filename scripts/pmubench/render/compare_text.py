@@ -9,6 +9,7 @@ from pmubench.verdicts import comparison as cmp
 from pmubench.verdicts import thresholds
 from pmubench.render import formatting as fmt
 from pmubench.runs import machines
+from pmubench.render import attribution_lines
 
 _RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m", "\033[0m"
 _YELLOW = "\033[33m"
@@ -105,6 +106,7 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
         verdicts.append(None)
         out += _table(cells, verdicts, color)
         out.append("")
+    out += attribution_lines.text_lines(c)
     out += summary_lines(c)
     return "\n".join(out) + "\n"
 

@@ -81,7 +81,7 @@ import numpy as np
 
 from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
 from pmubench.runs import benchjson
-from pmubench.verdicts import gates, stats, thresholds, work
+from pmubench.verdicts import attribution, gates, stats, thresholds, work
 from pmubench.runs import machines, matching
 # The row model lives in rows.py; its names are comparison's too.
 from pmubench.verdicts.rows import (  # noqa: F401
@@ -123,6 +123,10 @@ class Comparison:
     # --strict: also fail on a baseline benchmark missing or failed in the
     # contender (set by the caller; result_word and exit_code read it).
     strict: bool = False
+    # Why each changed row changed, from the files' profiles
+    # (attribution.py), and why a changed row has none.
+    attributions: list[attribution.Attribution] = field(default_factory=list)
+    attribution_notes: list[str] = field(default_factory=list)
 
     def simulated_gate(self) -> str | None:
         """What gates the simulated instruction-class rows, for the
@@ -336,11 +340,14 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                                        baseline.path, contender.path) if rows else None
     warnings = (gates.blind_warnings(rows, alpha, baseline.path, contender.path)
                 if reason is None else [])
+    attributions, attribution_notes = attribution.attribute(
+        rows, pairing, baseline.path, contender.path)
     return Comparison(
         baseline.path, contender.path, alpha, rows, geomeans, metrics, pairing,
         notes, warnings, reason,
         gates.refused_thresholds(rows, overrides, alpha, baseline.path, contender.path),
-        backend, machines.machine_differences(baseline.context, contender.context))
+        backend, machines.machine_differences(baseline.context, contender.context),
+        attributions=attributions, attribution_notes=attribution_notes)
 
 
 def _lacking(baseline: benchjson.BenchFile, contender: benchjson.BenchFile
