@@ -11,8 +11,8 @@
 // only (the same four cases, in each architecture's assembly).
 //
 // The expected counts include the measured loop's own instructions. pmubench's
-// loop (framework/runner/measure/state.h) compiles to two instructions per iteration
-// in an optimised build, a decrement and a conditional branch back:
+// loop (framework/runner/measure/state.h) compiles to two instructions per
+// iteration in an optimised build, a decrement and a conditional branch back:
 //     x86-64:  sub $0x1,%rax ; jne <top>
 //     arm64:   subs x0, x0, #0x1 ; b.ne <top>
 // so kLoopInstructions = 2 and kLoopBranches = 1. BM_AccuracyEmptyLoop
@@ -25,9 +25,9 @@
 // --counters=instructions,cycles` runs them on an emulated PMUv3 whose
 // instruction count is exact (QEMU -icount).
 
-#include <cstdint>
-
 #include <pmubench/pmubench.h>
+
+#include <cstdint>
 
 #if defined(__x86_64__) || defined(__aarch64__)
 

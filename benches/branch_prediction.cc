@@ -22,13 +22,13 @@
 // with a volatile asm cannot be if-converted, so g++ -O2 keeps a real
 // conditional jump instead of a cmov (checked with objdump -d).
 
+#include <pmubench/pmubench.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
 #include <vector>
-
-#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

@@ -22,6 +22,8 @@
 // Lookup maps are built once per size (benches/cached_input.h): a
 // million-entry std::map takes a noticeable time to build.
 
+#include <pmubench/pmubench.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -33,7 +35,6 @@
 #include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "benches/cached_input.h"
-#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

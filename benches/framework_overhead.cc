@@ -21,10 +21,10 @@
 // stay exact (the pause pair's own cost is calibrated and subtracted).
 //
 // --counters overrides the Counted cases' events like every other case's.
+#include <pmubench/pmubench.h>
+
 #include <cstdint>
 #include <vector>
-
-#include <pmubench/pmubench.h>
 
 namespace {
 

@@ -23,10 +23,10 @@
 // and it emits no instruction for the barrier. The operand is 1 (or 1.0), which
 // the compiler cannot see, so values stay bounded and never go subnormal.
 
+#include <pmubench/pmubench.h>
+
 #include <cstddef>
 #include <cstdint>
-
-#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

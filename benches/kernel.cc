@@ -28,6 +28,7 @@
 // needs perf_event_paranoid <= 1 or CAP_PERFMON).
 
 #include <fcntl.h>
+#include <pmubench/pmubench.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -35,8 +36,6 @@
 
 #include <cstddef>
 #include <cstdint>
-
-#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

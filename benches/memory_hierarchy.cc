@@ -30,6 +30,8 @@
 // Buffers are built once per size and shared by Google Benchmark's calls
 // (benches/cached_input.h): the 256 MiB ring takes a second to build.
 
+#include <pmubench/pmubench.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -39,7 +41,6 @@
 #include <vector>
 
 #include "benches/cached_input.h"
-#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

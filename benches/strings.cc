@@ -13,6 +13,8 @@
 // number to compare. For splitting, StrSplit into string_views allocates only
 // the vector, while getline copies every field into a new std::string.
 
+#include <pmubench/pmubench.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <sstream>
@@ -24,7 +26,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

@@ -29,13 +29,13 @@
 // Times are wall-clock (UseRealTime): with threads, CPU time per thread hides
 // contention.
 
+#include <pmubench/pmubench.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <thread>
-
-#include <pmubench/pmubench.h>
 
 namespace pmubench::benches {
 namespace {

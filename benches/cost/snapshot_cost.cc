@@ -40,8 +40,8 @@ absl::StatusOr<ResolvedEvent> ResolveOne(const std::string& spec,
 
 // k events: cycles, then instructions k - 1 times (counts of one event on
 // several counters cost the same to read as distinct events).
-absl::StatusOr<std::vector<ResolvedEvent>> MeasuredEvents(int k,
-                                                          const PmuRegistry& pmus) {
+absl::StatusOr<std::vector<ResolvedEvent>> MeasuredEvents(
+    int k, const PmuRegistry& pmus) {
   absl::StatusOr<ResolvedEvent> cycles = ResolveOne("cycles", pmus);
   absl::StatusOr<ResolvedEvent> instructions = ResolveOne("instructions", pmus);
   if (!cycles.ok()) return cycles.status();
@@ -101,26 +101,31 @@ absl::StatusOr<Cost> MeasureCost(const std::vector<ResolvedEvent>& events,
 int Run() {
   absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load();
   if (!pmus.ok()) {
-    std::fprintf(stderr, "snapshot_cost: %s\n", std::string(pmus.status().message()).c_str());
+    std::fprintf(stderr, "snapshot_cost: %s\n",
+                 std::string(pmus.status().message()).c_str());
     return 1;
   }
-  std::printf("| events | read path | instructions per snapshot (user) | "
-              "(user + kernel) | per event (user + kernel) | "
-              "per added event | read(2) / mmap |\n");
+  std::printf(
+      "| events | read path | instructions per snapshot (user) | "
+      "(user + kernel) | per event (user + kernel) | "
+      "per added event | read(2) / mmap |\n");
   std::printf("|---:|---|---:|---:|---:|---:|---:|\n");
   // The one-event snapshot of each path: what each further event adds is
   // (cost(k) - cost(1)) / (k - 1).
   Cost mmap_one, read_one;
   for (int k : {1, 3, 6}) {
-    absl::StatusOr<std::vector<ResolvedEvent>> events = MeasuredEvents(k, *pmus);
+    absl::StatusOr<std::vector<ResolvedEvent>> events =
+        MeasuredEvents(k, *pmus);
     absl::StatusOr<Cost> mmap_cost, read_cost;
     if (events.ok()) mmap_cost = MeasureCost(*events, true, *pmus);
     if (events.ok()) read_cost = MeasureCost(*events, false, *pmus);
     for (const absl::StatusOr<Cost>* cost : {&mmap_cost, &read_cost}) {
       if (!events.ok() || !cost->ok()) {
-        std::fprintf(stderr, "snapshot_cost: %d events: %s\n", k,
-                     std::string((events.ok() ? cost->status() : events.status())
-                                     .message()).c_str());
+        std::fprintf(
+            stderr, "snapshot_cost: %d events: %s\n", k,
+            std::string(
+                (events.ok() ? cost->status() : events.status()).message())
+                .c_str());
         return 1;
       }
     }
@@ -135,7 +140,8 @@ int Run() {
                     (cost.user_and_kernel - one.user_and_kernel) / (k - 1));
       return std::string(text);
     };
-    const double ratio = read_cost->user_and_kernel / mmap_cost->user_and_kernel;
+    const double ratio =
+        read_cost->user_and_kernel / mmap_cost->user_and_kernel;
     std::printf("| %d | mmap page (%s) | %.0f | %.0f | %.1f | %s | |\n", k,
                 mmap_cost->method.c_str(), mmap_cost->user,
                 mmap_cost->user_and_kernel, mmap_cost->user_and_kernel / k,

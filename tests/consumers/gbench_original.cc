@@ -5,7 +5,6 @@
 //
 // Every case touches a known number of fresh pages per iteration, so its
 // page-faults per iteration are exact.
-#include "benchmark/benchmark.h"
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,8 +48,8 @@ std::vector<ResolvedEvent> Resolve(const std::string& specs) {
 // Debian kernels forbids every unprivileged perf_event_open; msr events count
 // the kernel too, so they need paranoid <= 1 or CAP_PERFMON), a real-group test
 // skips with the remedy the error names rather than failing.
-#define SKIP_IF_NOT_PERMITTED(status)                                  \
-  if (absl::IsPermissionDenied(status))                                \
+#define SKIP_IF_NOT_PERMITTED(status)   \
+  if (absl::IsPermissionDenied(status)) \
   GTEST_SKIP() << "perf_event_open not permitted for this user: " << (status)
 
 absl::StatusOr<CounterGroup> OpenGroup(const std::string& specs,
@@ -126,10 +126,9 @@ TEST(CounterGroupTest, SoftwareGroupOpensWithDesignAttributes) {
   EXPECT_EQ(leader.disabled, 1u);
   EXPECT_EQ(leader.exclude_kernel, 1u);
   EXPECT_EQ(leader.exclude_hv, 1u);
-  EXPECT_EQ(leader.read_format,
-            uint64_t{PERF_FORMAT_GROUP | PERF_FORMAT_ID |
-                     PERF_FORMAT_TOTAL_TIME_ENABLED |
-                     PERF_FORMAT_TOTAL_TIME_RUNNING});
+  EXPECT_EQ(leader.read_format, uint64_t{PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+                                         PERF_FORMAT_TOTAL_TIME_ENABLED |
+                                         PERF_FORMAT_TOTAL_TIME_RUNNING});
   EXPECT_EQ(member.pinned, 0u);
   EXPECT_EQ(member.disabled, 0u);
   // Software events have no hardware counter: cap_user_rdpmc is 0, and no
@@ -150,7 +149,8 @@ TEST(CounterGroupTest, ModifiersOverrideTheExcludeDefaults) {
   GroupOptions with_kernel;
   with_kernel.exclude_kernel = false;
   if (geteuid() != 0 && PerfEventParanoid().value_or(2) > 1) {
-    GTEST_SKIP() << "counting the kernel needs root or perf_event_paranoid <= 1";
+    GTEST_SKIP()
+        << "counting the kernel needs root or perf_event_paranoid <= 1";
   }
   absl::StatusOr<CounterGroup> all = OpenGroup("task-clock", with_kernel);
   ASSERT_TRUE(all.ok()) << all.status();
@@ -164,9 +164,9 @@ TEST(CounterGroupTest, TouchingFreshPagesCountsExactlyThatManyPageFaults) {
   ASSERT_TRUE(group.ok()) << group.status();
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   for (size_t pages : {1u, 17u, 256u}) {
-    char* mem = static_cast<char*>(mmap(nullptr, pages * page,
-                                        PROT_READ | PROT_WRITE,
-                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    char* mem =
+        static_cast<char*>(mmap(nullptr, pages * page, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     ASSERT_NE(mem, MAP_FAILED);
     // One transparent huge page would take 512 pages in one fault.
     madvise(mem, pages * page, MADV_NOHUGEPAGE);
@@ -268,9 +268,9 @@ TEST(CounterGroupTest, PageFaultsTakenInKernelModeAreCounted) {
   ASSERT_TRUE(group->events()[0].counts_kernel);
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   constexpr size_t kPages = 4;
-  char* mem = static_cast<char*>(mmap(nullptr, kPages * page,
-                                      PROT_READ | PROT_WRITE,
-                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  char* mem =
+      static_cast<char*>(mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   ASSERT_NE(mem, MAP_FAILED);
   madvise(mem, kPages * page, MADV_NOHUGEPAGE);
   const int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
@@ -301,7 +301,8 @@ TEST(CounterGroupTest, KernelSideEventsFallBackToUserSpaceWhereNotPermitted) {
   int exit_code = 0;
   const std::string out = RunInChild(
       [&] {
-        if (setgid(65534) != 0 || setuid(65534) != 0) return std::string("setuid");
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+          return std::string("setuid");
         absl::StatusOr<CounterGroup> g = CounterGroup::Open(events, {});
         if (!g.ok()) return g.status().ToString();
         std::string result = "OPENED";
@@ -313,8 +314,7 @@ TEST(CounterGroupTest, KernelSideEventsFallBackToUserSpaceWhereNotPermitted) {
       },
       &exit_code);
   ASSERT_EQ(exit_code, 0);
-  EXPECT_EQ(out,
-            "OPENED context-switches=0/1 page-faults=0/1 task-clock=0/1");
+  EXPECT_EQ(out, "OPENED context-switches=0/1 page-faults=0/1 task-clock=0/1");
 }
 
 TEST(CounterGroupTest, TaskClockTracksThreadCpuTime) {
@@ -365,11 +365,13 @@ TEST(CounterGroupTest, MsrRefusesAUserOrKernelModifierItCannotHonour) {
   if (!HasMsrTsc()) GTEST_SKIP() << "no msr PMU with a tsc event in sysfs";
   PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
   for (const char* spec : {"msr/tsc/:u", "msr/tsc/:k", "msr/tsc/u"}) {
-    absl::StatusOr<CounterGroup> group = OpenGroup(absl::StrCat("task-clock,", spec));
+    absl::StatusOr<CounterGroup> group =
+        OpenGroup(absl::StrCat("task-clock,", spec));
     SKIP_IF_NOT_PERMITTED(group.status());
     ASSERT_FALSE(group.ok()) << spec << " opened and would count both";
     EXPECT_EQ(group.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(group.status().message(), HasSubstr(absl::StrCat("\"", spec, "\"")));
+    EXPECT_THAT(group.status().message(),
+                HasSubstr(absl::StrCat("\"", spec, "\"")));
     EXPECT_THAT(group.status().message(),
                 HasSubstr("cannot separate user and kernel"));
     EXPECT_THAT(group.status().message(), HasSubstr("(write msr/tsc/)"));
@@ -402,7 +404,7 @@ TEST(CounterGroupTest, ReadPathMakesOneSyscallPerSnapshotWhateverTheSize) {
         "major-faults"}) {
     absl::StatusOr<CounterGroup> group = OpenGroup(specs);
     SKIP_IF_NOT_PERMITTED(group.status());
-  ASSERT_TRUE(group.ok()) << group.status();
+    ASSERT_TRUE(group.ok()) << group.status();
     GroupSnapshot snap;
     const uint64_t before = group->read_syscalls();
     for (int i = 0; i < 10; ++i) {
@@ -421,8 +423,8 @@ TEST(CounterGroupTest, HardwareEventsGiveTheNoPmuErrorWithoutACorePmu) {
     GTEST_SKIP() << "this machine has a core PMU (" << pmus->CorePmu()->name
                  << "): hardware events open here";
   }
-  for (const char* spec : {"cycles", "instructions", "L1-dcache-load-misses",
-                           "r00c0"}) {
+  for (const char* spec :
+       {"cycles", "instructions", "L1-dcache-load-misses", "r00c0"}) {
     absl::StatusOr<CounterGroup> group = OpenGroup(spec);
     ASSERT_FALSE(group.ok()) << spec;
     EXPECT_EQ(group.status().code(), absl::StatusCode::kNotFound);
@@ -454,7 +456,8 @@ TEST(CounterGroupTest, UnprivilegedKernelCountingNamesParanoidAndCapPerfmon) {
         std::string result;
         for (const auto* events : {&kernel, &both}) {
           absl::StatusOr<CounterGroup> g = CounterGroup::Open(*events, {});
-          result += g.ok() ? "OPENED\n" : std::string(g.status().ToString()) + "\n";
+          result +=
+              g.ok() ? "OPENED\n" : std::string(g.status().ToString()) + "\n";
         }
         absl::StatusOr<CounterGroup> u = CounterGroup::Open(user, {});
         result += u.ok() ? "USER-OK\n" : "USER-FAILED " + u.status().ToString();
@@ -486,7 +489,8 @@ TEST(CounterGroupTest, RunningOutOfFileDescriptorsNamesTheLimit) {
         close(lowest);
         const rlimit limit{static_cast<rlim_t>(lowest + 1),
                            static_cast<rlim_t>(lowest + 1)};
-        if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return std::string("setrlimit");
+        if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
+          return std::string("setrlimit");
         absl::StatusOr<CounterGroup> g = CounterGroup::Open(events, {});
         return g.ok() ? std::string("OPENED") : g.status().ToString();
       },
@@ -592,9 +596,9 @@ TEST(HardwareCounterGroupTest, CyclesAndInstructionsCountThroughRdpmc) {
   if ((HostArch() == Arch::kArm64 && PerfUserAccess().value_or(0) == 0) ||
       (HostArch() == Arch::kX86_64 && pmus->RdpmcSetting().value_or(1) == 0)) {
     EXPECT_EQ(cycles.read_method, ReadMethod::kRead);
-    EXPECT_THAT(cycles.read_fallback_reason,
-                HasSubstr(HostArch() == Arch::kArm64 ? "perf_user_access"
-                                                      : "/rdpmc"));
+    EXPECT_THAT(
+        cycles.read_fallback_reason,
+        HasSubstr(HostArch() == Arch::kArm64 ? "perf_user_access" : "/rdpmc"));
     GTEST_SKIP() << cycles.read_fallback_reason;
   }
   EXPECT_EQ(cycles.read_method, ReadMethod::kRdpmc)
@@ -631,7 +635,8 @@ TEST(HardwareCounterGroupTest, OverfullPinnedGroupReportsErrorState) {
   const std::vector<ResolvedEvent> events(*counters,
                                           Resolve("branch-misses").at(0));
   absl::StatusOr<CounterGroup> first = CounterGroup::Open(events, {});
-  if (!first.ok()) GTEST_SKIP() << "first group did not open: " << first.status();
+  if (!first.ok())
+    GTEST_SKIP() << "first group did not open: " << first.status();
   absl::StatusOr<CounterGroup> second = CounterGroup::Open(events, {});
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition)

@@ -106,10 +106,10 @@ INSTANTIATE_TEST_SUITE_P(
                   Cache(PERF_COUNT_HW_CACHE_BPU, PERF_COUNT_HW_CACHE_OP_READ,
                         PERF_COUNT_HW_CACHE_RESULT_MISS),
                   0, 0, "u"},
-        ValidCase{"node-prefetches", PERF_TYPE_HW_CACHE,
-                  Cache(PERF_COUNT_HW_CACHE_NODE,
-                        PERF_COUNT_HW_CACHE_OP_PREFETCH,
-                        PERF_COUNT_HW_CACHE_RESULT_ACCESS)},
+        ValidCase{
+            "node-prefetches", PERF_TYPE_HW_CACHE,
+            Cache(PERF_COUNT_HW_CACHE_NODE, PERF_COUNT_HW_CACHE_OP_PREFETCH,
+                  PERF_COUNT_HW_CACHE_RESULT_ACCESS)},
         // Software.
         ValidCase{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
         ValidCase{"page-faults:u", PERF_TYPE_SOFTWARE,
@@ -190,50 +190,85 @@ INSTANTIATE_TEST_SUITE_P(
     Specs, InvalidSpecTest,
     ::testing::Values(
         InvalidCase{"", absl::StatusCode::kInvalidArgument, {"empty"}},
-        InvalidCase{"cyclez", absl::StatusCode::kNotFound,
-                    {"unknown event", "did you mean cycles"}, 1},
-        InvalidCase{"L1-dcache-load-mises", absl::StatusCode::kNotFound,
-                    {"did you mean L1-dcache-load-misses"}, 1},
-        InvalidCase{"task-clok", absl::StatusCode::kNotFound,
-                    {"task-clock"}, 1},
-        InvalidCase{"mem-loads", absl::StatusCode::kNotFound,
-                    {"cpu/mem-loads/"}, 1},
+        InvalidCase{"cyclez",
+                    absl::StatusCode::kNotFound,
+                    {"unknown event", "did you mean cycles"},
+                    1},
+        InvalidCase{"L1-dcache-load-mises",
+                    absl::StatusCode::kNotFound,
+                    {"did you mean L1-dcache-load-misses"},
+                    1},
+        InvalidCase{
+            "task-clok", absl::StatusCode::kNotFound, {"task-clock"}, 1},
+        InvalidCase{
+            "mem-loads", absl::StatusCode::kNotFound, {"cpu/mem-loads/"}, 1},
         InvalidCase{"rxyz", absl::StatusCode::kNotFound, {"raw rNNNN"}, 1},
-        InvalidCase{"cycles:x", absl::StatusCode::kInvalidArgument,
-                    {"unsupported modifier 'x'", "u, k, uk"}, 8},
-        InvalidCase{"cycles:uu", absl::StatusCode::kInvalidArgument,
-                    {"given twice"}, 9},
-        InvalidCase{"cycles:", absl::StatusCode::kInvalidArgument,
-                    {"nothing after ':'"}, 8},
-        InvalidCase{"task clock", absl::StatusCode::kInvalidArgument,
-                    {"whitespace"}, 5},
-        InvalidCase{"cpu/event=0x100/", absl::StatusCode::kInvalidArgument,
-                    {"does not fit", "8 bits", "config:0-7"}, 11},
-        InvalidCase{"cpu/wide=0x200/", absl::StatusCode::kInvalidArgument,
-                    {"9 bits", "config:0-7,21"}, 10},
-        InvalidCase{"cpu/evnt=1/", absl::StatusCode::kNotFound,
-                    {"unknown term \"evnt\"", "did you mean event", "umask"}, 5},
-        InvalidCase{"cpu/event=1,umsk=2/", absl::StatusCode::kNotFound,
-                    {"did you mean umask"}, 13},
-        InvalidCase{"cpu/future=1/", absl::StatusCode::kNotFound,
-                    {"unknown term \"future\""}, 5},
-        InvalidCase{"cpu/event=0xzz/", absl::StatusCode::kInvalidArgument,
-                    {"\"0xzz\"", "not a decimal or 0x-hex number"}, 11},
-        InvalidCase{"cpu/event=/", absl::StatusCode::kInvalidArgument,
-                    {"not a decimal"}, 11},
-        InvalidCase{"cpu/event=1", absl::StatusCode::kInvalidArgument,
-                    {"missing closing '/'"}, 12},
-        InvalidCase{"cpx/event=1/", absl::StatusCode::kNotFound,
+        InvalidCase{"cycles:x",
+                    absl::StatusCode::kInvalidArgument,
+                    {"unsupported modifier 'x'", "u, k, uk"},
+                    8},
+        InvalidCase{"cycles:uu",
+                    absl::StatusCode::kInvalidArgument,
+                    {"given twice"},
+                    9},
+        InvalidCase{"cycles:",
+                    absl::StatusCode::kInvalidArgument,
+                    {"nothing after ':'"},
+                    8},
+        InvalidCase{"task clock",
+                    absl::StatusCode::kInvalidArgument,
+                    {"whitespace"},
+                    5},
+        InvalidCase{"cpu/event=0x100/",
+                    absl::StatusCode::kInvalidArgument,
+                    {"does not fit", "8 bits", "config:0-7"},
+                    11},
+        InvalidCase{"cpu/wide=0x200/",
+                    absl::StatusCode::kInvalidArgument,
+                    {"9 bits", "config:0-7,21"},
+                    10},
+        InvalidCase{"cpu/evnt=1/",
+                    absl::StatusCode::kNotFound,
+                    {"unknown term \"evnt\"", "did you mean event", "umask"},
+                    5},
+        InvalidCase{"cpu/event=1,umsk=2/",
+                    absl::StatusCode::kNotFound,
+                    {"did you mean umask"},
+                    13},
+        InvalidCase{"cpu/future=1/",
+                    absl::StatusCode::kNotFound,
+                    {"unknown term \"future\""},
+                    5},
+        InvalidCase{"cpu/event=0xzz/",
+                    absl::StatusCode::kInvalidArgument,
+                    {"\"0xzz\"", "not a decimal or 0x-hex number"},
+                    11},
+        InvalidCase{"cpu/event=/",
+                    absl::StatusCode::kInvalidArgument,
+                    {"not a decimal"},
+                    11},
+        InvalidCase{"cpu/event=1",
+                    absl::StatusCode::kInvalidArgument,
+                    {"missing closing '/'"},
+                    12},
+        InvalidCase{"cpx/event=1/",
+                    absl::StatusCode::kNotFound,
                     {"no PMU named \"cpx\"", "did you mean cpu", "uncore_imc"},
                     1},
-        InvalidCase{"cpu//", absl::StatusCode::kInvalidArgument,
-                    {"no terms"}, 5},
-        InvalidCase{"cpu/event=1,,umask=1/", absl::StatusCode::kInvalidArgument,
-                    {"empty term"}, 13},
-        InvalidCase{"cpu/event=1/p", absl::StatusCode::kInvalidArgument,
-                    {"unsupported modifier 'p'"}, 13},
-        InvalidCase{"uncore_imc/data_read/", absl::StatusCode::kNotFound,
-                    {"did you mean data_reads"}, 12}),
+        InvalidCase{
+            "cpu//", absl::StatusCode::kInvalidArgument, {"no terms"}, 5},
+        InvalidCase{"cpu/event=1,,umask=1/",
+                    absl::StatusCode::kInvalidArgument,
+                    {"empty term"},
+                    13},
+        InvalidCase{"cpu/event=1/p",
+                    absl::StatusCode::kInvalidArgument,
+                    {"unsupported modifier 'p'"},
+                    13},
+        InvalidCase{"uncore_imc/data_read/",
+                    absl::StatusCode::kNotFound,
+                    {"did you mean data_reads"},
+                    12}),
     [](const ::testing::TestParamInfo<InvalidCase>& info) {
       std::string name;
       for (char c : info.param.spec) {
@@ -302,8 +337,8 @@ TEST(EventSpecTest, HybridMachineTargetsTheCorePmu) {
   ASSERT_TRUE(cycles.ok());
   EXPECT_EQ(cycles->type, uint32_t{PERF_TYPE_HARDWARE});
   // linux/perf_event.h: PERF_PMU_TYPE_SHIFT puts the PMU type in bits 32-63.
-  EXPECT_EQ(cycles->config, (uint64_t{4} << PERF_PMU_TYPE_SHIFT) |
-                                PERF_COUNT_HW_CPU_CYCLES);
+  EXPECT_EQ(cycles->config,
+            (uint64_t{4} << PERF_PMU_TYPE_SHIFT) | PERF_COUNT_HW_CPU_CYCLES);
   EXPECT_EQ(cycles->pmu_name, "cpu_core");
   absl::StatusOr<ResolvedEvent> misses =
       ResolveEvent("L1-dcache-load-misses", *pmus);
@@ -313,7 +348,8 @@ TEST(EventSpecTest, HybridMachineTargetsTheCorePmu) {
   ASSERT_TRUE(raw.ok());
   EXPECT_EQ(raw->type, 4u);
   EXPECT_EQ(raw->config, 0xc0u);
-  absl::StatusOr<ResolvedEvent> atom = ResolveEvent("cpu_atom/event=0xc0/", *pmus);
+  absl::StatusOr<ResolvedEvent> atom =
+      ResolveEvent("cpu_atom/event=0xc0/", *pmus);
   ASSERT_TRUE(atom.ok());
   EXPECT_EQ(atom->type, 10u);
   EXPECT_TRUE(atom->needs_hardware_pmu);
@@ -329,9 +365,9 @@ TEST(EventSpecTest, Arm64CoreEventsAskForUserReadsThroughTheRdpmcTerm) {
   absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load(sysfs.root());
   ASSERT_TRUE(pmus.ok()) << pmus.status();
   // format/rdpmc is config1:1: every event the core PMU counts gets it.
-  for (const char* spec : {"instructions", "cycles", "L1-dcache-load-misses",
-                           "r0008", "armv8_pmuv3/inst_retired/",
-                           "armv8_pmuv3/event=0x11/u"}) {
+  for (const char* spec :
+       {"instructions", "cycles", "L1-dcache-load-misses", "r0008",
+        "armv8_pmuv3/inst_retired/", "armv8_pmuv3/event=0x11/u"}) {
     absl::StatusOr<ResolvedEvent> e = ResolveEvent(spec, *pmus);
     ASSERT_TRUE(e.ok()) << spec << ": " << e.status();
     EXPECT_EQ(e->config1, uint64_t{2}) << spec;  // rdpmc, not long
@@ -339,7 +375,8 @@ TEST(EventSpecTest, Arm64CoreEventsAskForUserReadsThroughTheRdpmcTerm) {
     EXPECT_EQ(e->core_pmu, "armv8_pmuv3") << spec;
     EXPECT_TRUE(e->needs_hardware_pmu) << spec;
   }
-  absl::StatusOr<ResolvedEvent> instructions = ResolveEvent("instructions", *pmus);
+  absl::StatusOr<ResolvedEvent> instructions =
+      ResolveEvent("instructions", *pmus);
   EXPECT_EQ(instructions->type, uint32_t{PERF_TYPE_HARDWARE});
   EXPECT_EQ(instructions->config, uint64_t{PERF_COUNT_HW_INSTRUCTIONS});
   absl::StatusOr<ResolvedEvent> alias =
@@ -390,8 +427,8 @@ TEST(EventSpecTest, Arm64BigLittleTargetsTheBigCoresPmu) {
   absl::StatusOr<ResolvedEvent> cycles = ResolveEvent("cycles", *pmus);
   ASSERT_TRUE(cycles.ok());
   EXPECT_EQ(cycles->type, uint32_t{PERF_TYPE_HARDWARE});
-  EXPECT_EQ(cycles->config, (uint64_t{9} << PERF_PMU_TYPE_SHIFT) |
-                                PERF_COUNT_HW_CPU_CYCLES);
+  EXPECT_EQ(cycles->config,
+            (uint64_t{9} << PERF_PMU_TYPE_SHIFT) | PERF_COUNT_HW_CPU_CYCLES);
   EXPECT_EQ(cycles->config1, 2u);
   EXPECT_EQ(cycles->pmu_name, "armv8_cortex_a72");
   absl::StatusOr<ResolvedEvent> little =
@@ -486,9 +523,12 @@ TEST_F(RealMsrTest, ResolvesAliasesAndTermsThroughRealSysfs) {
     uint64_t config;
   };
   const Case cases[] = {
-      {"msr/tsc/", true, 0},          {"msr/event=0x0/", true, 0},
-      {"msr/event=4/u", true, 4},     {"msr/config=2/", true, 2},
-      {"msr/tsx/", false, 0},         {"msr/umask=1/", false, 0},
+      {"msr/tsc/", true, 0},
+      {"msr/event=0x0/", true, 0},
+      {"msr/event=4/u", true, 4},
+      {"msr/config=2/", true, 2},
+      {"msr/tsx/", false, 0},
+      {"msr/umask=1/", false, 0},
       {"msr/event=0x10000000000000000/", false, 0},
   };
   for (const Case& c : cases) {

@@ -32,10 +32,12 @@ TEST(GroupReadTest, RefusesAWrongCountOrAnUnknownId) {
   std::array<uint64_t, 2> counts{};
   uint64_t enabled = 0;
   uint64_t running = 0;
-  const std::array<uint64_t, GroupReadWords(2)> wrong_nr = {1, 5, 5, 1, 7, 2, 8};
+  const std::array<uint64_t, GroupReadWords(2)> wrong_nr = {1, 5, 5, 1,
+                                                            7, 2, 8};
   EXPECT_FALSE(DecodeGroupRead(wrong_nr.data(), 2, ids.data(), counts.data(),
                                &enabled, &running));
-  const std::array<uint64_t, GroupReadWords(2)> stranger = {2, 5, 5, 1, 7, 2, 9};
+  const std::array<uint64_t, GroupReadWords(2)> stranger = {2, 5, 5, 1,
+                                                            7, 2, 9};
   EXPECT_FALSE(DecodeGroupRead(stranger.data(), 2, ids.data(), counts.data(),
                                &enabled, &running));
 }

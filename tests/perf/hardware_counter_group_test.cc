@@ -51,7 +51,8 @@ std::vector<ResolvedEvent> Instructions(int n) {
   return std::vector<ResolvedEvent>(n, events->at(0));
 }
 
-absl::StatusOr<CounterGroup> OpenInstructions(int n, GroupOptions options = {}) {
+absl::StatusOr<CounterGroup> OpenInstructions(int n,
+                                              GroupOptions options = {}) {
   return CounterGroup::Open(Instructions(n), options);
 }
 
@@ -131,8 +132,9 @@ TEST(HardwarePmuTest, KnownLoopCountsExactlyThroughBothReadPaths) {
     absl::StatusOr<CounterGroup> group = OpenInstructions(1, options);
     ASSERT_TRUE(group.ok()) << group.status();
     constexpr uint64_t kIterations = 100'001;
-    EXPECT_EQ(LoopInstructions(*group, kIterations),
-              static_cast<int64_t>(kCountedLoopInstructions * (kIterations - 1)))
+    EXPECT_EQ(
+        LoopInstructions(*group, kIterations),
+        static_cast<int64_t>(kCountedLoopInstructions * (kIterations - 1)))
         << "read method " << ReadMethodName(group->events()[0].read_method);
   }
 }
@@ -225,8 +227,9 @@ TEST(HardwarePmuTest, PinnedGroupWithMoreEventsThanCountersSaysWhatToDrop) {
   // read it (x86 CPUID), else where the kernel stopped accepting events
   // (arm64 keeps PMCR_EL0.N from user space).
   const std::string message(group.status().message());
-  EXPECT_THAT(message, ContainsRegex("([0-9]+ [a-z -]*counters|event [0-9]+ of a "
-                                     "group of [0-9]+)"))
+  EXPECT_THAT(message,
+              ContainsRegex("([0-9]+ [a-z -]*counters|event [0-9]+ of a "
+                            "group of [0-9]+)"))
       << message;
   EXPECT_THAT(message, HasSubstr("counter")) << message;
   EXPECT_THAT(message, HasSubstr("drop")) << message;
@@ -251,7 +254,8 @@ TEST(HardwarePmuTest, CompetingNonPinnedGroupsAreMultiplexedAndScaled) {
   constexpr uint64_t kIterations = 1'000'000;
   CountedLoop(kIterations);
   for (int g = 0; g < kGroups; ++g) ASSERT_TRUE(groups[g].Snapshot(after[g]));
-  const double truth = static_cast<double>(kCountedLoopInstructions * kIterations);
+  const double truth =
+      static_cast<double>(kCountedLoopInstructions * kIterations);
   for (int g = 0; g < kGroups; ++g) {
     const GroupDelta d = Delta(before[g], after[g], kEvents);
     const double running = RunningFraction(d.time_enabled, d.time_running);
@@ -261,8 +265,8 @@ TEST(HardwarePmuTest, CompetingNonPinnedGroupsAreMultiplexedAndScaled) {
       // Scaled by enabled/running: within 2% of the truth for a loop this
       // uniform (the kernel rotates groups every few milliseconds).
       EXPECT_NEAR(d.counts[e], truth, truth * 0.02)
-          << "group " << g << " event " << e << " ran "
-          << running * 100 << "% of the time";
+          << "group " << g << " event " << e << " ran " << running * 100
+          << "% of the time";
     }
   }
 }

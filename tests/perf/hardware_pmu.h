@@ -76,9 +76,9 @@ inline std::string NoUserReadReason() {
 
 }  // namespace pmubench::testing
 
-#define PMUBENCH_SKIP_IF_NO_HARDWARE_PMU()                              \
+#define PMUBENCH_SKIP_IF_NO_HARDWARE_PMU()                                   \
   if (std::string pmubench_why = ::pmubench::testing::NoHardwarePmuReason(); \
-      !pmubench_why.empty())                                            \
+      !pmubench_why.empty())                                                 \
   GTEST_SKIP() << pmubench_why
 
 #endif  // PMUBENCH_TESTS_PERF_HARDWARE_PMU_H_

@@ -20,7 +20,7 @@ namespace {
 
 // A "hardware counter" the test controls; records how it was called.
 struct FakeCounter {
-  uint64_t* raw;         // what the rdpmc instruction would return
+  uint64_t* raw;  // what the rdpmc instruction would return
   int* calls;
   uint32_t* last_index;  // the counter number passed (page index - 1)
   uint64_t operator()(uint32_t counter) const {
@@ -294,9 +294,9 @@ void WriteUpdate(volatile perf_event_mmap_page* page,
   std::atomic_thread_fence(std::memory_order_seq_cst);
   page->offset = invariant - (pmc / 2);  // the offset half-way...
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  *pmc_register = pmc;                   // ...the counter...
+  *pmc_register = pmc;  // ...the counter...
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  page->offset = invariant - pmc;        // ...then the final offset
+  page->offset = invariant - pmc;  // ...then the final offset
   std::atomic_thread_fence(std::memory_order_seq_cst);
   page->lock = page->lock + 1;
 }
@@ -353,11 +353,12 @@ TEST(SeqlockTest, ConcurrentWriterNeverYieldsATornSum) {
   EXPECT_GE(updates.load() - updates_at_start, kUpdatesWhileReading);
   EXPECT_GE(reads, kMinReads);
   // Informational: how often the loop had to retry.
-  std::printf("seqlock: %llu writer updates during %llu reads, %llu counter "
-              "reads\n",
-              static_cast<unsigned long long>(updates.load() - updates_at_start),
-              static_cast<unsigned long long>(reads),
-              static_cast<unsigned long long>(counter_calls));
+  std::printf(
+      "seqlock: %llu writer updates during %llu reads, %llu counter "
+      "reads\n",
+      static_cast<unsigned long long>(updates.load() - updates_at_start),
+      static_cast<unsigned long long>(reads),
+      static_cast<unsigned long long>(counter_calls));
 }
 
 TEST(SeqlockTest, WaitsWhileTheLockIsOddInsteadOfReadingAHalfWrittenPage) {

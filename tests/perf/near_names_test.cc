@@ -23,8 +23,8 @@ TEST(NearNamesTest, EditDistance) {
 }
 
 TEST(NearNamesTest, NearestFirstAndNothingWhenFar) {
-  const std::vector<std::string> names = {"cycles", "ref-cycles", "instructions",
-                                          "branch-misses", "cache-misses"};
+  const std::vector<std::string> names = {
+      "cycles", "ref-cycles", "instructions", "branch-misses", "cache-misses"};
   EXPECT_THAT(NearNames("cyclez", names), ElementsAre("cycles"));
   EXPECT_THAT(NearNames("ref-cycle", names), ElementsAre("ref-cycles"));
   EXPECT_THAT(NearNames("misses", names),

@@ -112,7 +112,8 @@ TEST(PerfErrorsTest, ModifierOnAPmuWithoutExcludeBitsNamesWhatToDrop) {
   const absl::Status s = ModifierNotSeparableError(tsc);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("\"msr/tsc/:k\""));
-  EXPECT_THAT(s.message(), HasSubstr("PMU msr cannot separate user and kernel"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("PMU msr cannot separate user and kernel"));
   EXPECT_THAT(s.message(), HasSubstr("drop ':k' (write msr/tsc/)"));
 }
 

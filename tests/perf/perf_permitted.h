@@ -47,10 +47,10 @@ inline std::string PerfNotPermittedReason() {
 
 // In a test body or a fixture's SetUp: skips, printing why, where this user
 // may not open perf events.
-#define PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED()                              \
-  if (std::string pmubench_why =                                           \
-          ::pmubench::testing::PerfNotPermittedReason();                   \
-      !pmubench_why.empty())                                               \
+#define PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED()            \
+  if (std::string pmubench_why =                         \
+          ::pmubench::testing::PerfNotPermittedReason(); \
+      !pmubench_why.empty())                             \
   GTEST_SKIP() << pmubench_why
 
 #endif  // PMUBENCH_TESTS_PERF_PERF_PERMITTED_H_

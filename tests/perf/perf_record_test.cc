@@ -85,14 +85,14 @@ TEST(PerfRecordTest, ParsesLostAndThrottle) {
             ParseStatus::kOk);
   EXPECT_EQ(rec.kind, RecordKind::kLost);
   EXPECT_EQ(rec.lost, 17u);
-  ASSERT_EQ(ParseRecord(Record(PERF_RECORD_THROTTLE, 0, {55, 1, 2}), kBasic,
-                        rec),
-            ParseStatus::kOk);
+  ASSERT_EQ(
+      ParseRecord(Record(PERF_RECORD_THROTTLE, 0, {55, 1, 2}), kBasic, rec),
+      ParseStatus::kOk);
   EXPECT_EQ(rec.kind, RecordKind::kThrottle);
   EXPECT_EQ(rec.time, 55u);
-  ASSERT_EQ(ParseRecord(Record(PERF_RECORD_UNTHROTTLE, 0, {56, 1, 2}), kBasic,
-                        rec),
-            ParseStatus::kOk);
+  ASSERT_EQ(
+      ParseRecord(Record(PERF_RECORD_UNTHROTTLE, 0, {56, 1, 2}), kBasic, rec),
+      ParseStatus::kOk);
   EXPECT_EQ(rec.kind, RecordKind::kUnthrottle);
   ASSERT_EQ(ParseRecord(Record(PERF_RECORD_MMAP2, 0, {1, 2}), kBasic, rec),
             ParseStatus::kOk);

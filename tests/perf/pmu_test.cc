@@ -197,7 +197,8 @@ TEST(PmuTest, AliasScalesThatAreNotPositiveFiniteAreRejected) {
   std::map<std::string, std::string> events = {{"good", "event=0x1"},
                                                {"good.scale", "2.5e-10"}};
   for (const char* bad : {"nan", "inf", "-inf", "-1", "0", "abc"}) {
-    const std::string name = std::string("bad_") + (bad[0] == '-' ? bad + 1 : bad);
+    const std::string name =
+        std::string("bad_") + (bad[0] == '-' ? bad + 1 : bad);
     events[name] = "event=0x2";
     events[name + ".scale"] = bad;
   }
@@ -224,7 +225,8 @@ TEST(PmuTest, MachineWithoutCorePmuAndMissingRoot) {
   EXPECT_FALSE(vm->HasHardwarePmu());
   EXPECT_FALSE(vm->RdpmcSetting().has_value());
 
-  absl::StatusOr<PmuRegistry> none = PmuRegistry::Load(sysfs.root() + "/absent");
+  absl::StatusOr<PmuRegistry> none =
+      PmuRegistry::Load(sysfs.root() + "/absent");
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_TRUE(none->Names().empty());
   EXPECT_FALSE(none->HasHardwarePmu());
@@ -234,25 +236,28 @@ TEST(PmuTest, RealSysfsMatchesTheKernelsFiles) {
   absl::StatusOr<PmuRegistry> pmus = PmuRegistry::Load();
   ASSERT_TRUE(pmus.ok()) << pmus.status();
   const Pmu* software = pmus->Find("software");
-  if (software == nullptr) GTEST_SKIP() << "no " << kDefaultSysfsRoot << "/software";
+  if (software == nullptr)
+    GTEST_SKIP() << "no " << kDefaultSysfsRoot << "/software";
   EXPECT_EQ(software->type, 1u);  // PERF_TYPE_SOFTWARE
   if (const Pmu* msr = pmus->Find("msr")) {
     ASSERT_TRUE(msr->formats.count("event"));
     EXPECT_EQ(msr->formats.at("event").ranges[0].word, 0);
   }
   // The core PMU is there exactly when sysfs has cpu (or cpu_core/arm).
-  const bool has_cpu = pmus->Find("cpu") != nullptr ||
-                       pmus->Find("cpu_core") != nullptr;
+  const bool has_cpu =
+      pmus->Find("cpu") != nullptr || pmus->Find("cpu_core") != nullptr;
   if (has_cpu) {
     EXPECT_TRUE(pmus->HasHardwarePmu());
   }
-  std::printf("PMUs here: %s; core PMU: %s\n",
-              [&] {
-                std::string all;
-                for (const std::string& n : pmus->Names()) all += n + " ";
-                return all;
-              }().c_str(),
-              pmus->CorePmu() ? pmus->CorePmu()->name.c_str() : "none");
+  std::printf(
+      "PMUs here: %s; core PMU: %s\n",
+      [&] {
+        std::string all;
+        for (const std::string& n : pmus->Names()) all += n + " ";
+        return all;
+      }()
+          .c_str(),
+      pmus->CorePmu() ? pmus->CorePmu()->name.c_str() : "none");
 }
 
 }  // namespace

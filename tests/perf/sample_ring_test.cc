@@ -27,9 +27,10 @@ class FakeRing {
     meta_.data_head += rec.size();
   }
   DrainResult Drain(std::vector<std::vector<std::byte>>& out) {
-    return DrainRing(&meta_, data_, scratch_, [&](std::span<const std::byte> r) {
-      out.emplace_back(r.begin(), r.end());
-    });
+    return DrainRing(&meta_, data_, scratch_,
+                     [&](std::span<const std::byte> r) {
+                       out.emplace_back(r.begin(), r.end());
+                     });
   }
   perf_event_mmap_page meta_{};
   std::vector<std::byte> data_;
@@ -73,7 +74,7 @@ TEST(SampleRingTest, RecordWrappingTheEndArrivesWhole) {
 
 TEST(SampleRingTest, ImpossibleHeaderSkipsToHeadInsteadOfLooping) {
   FakeRing ring(128);
-  ring.Write(PERF_RECORD_SAMPLE, 0, 0);  // size 8: fine
+  ring.Write(PERF_RECORD_SAMPLE, 0, 0);             // size 8: fine
   perf_event_header bad{PERF_RECORD_SAMPLE, 0, 0};  // size 0 would never end
   std::memcpy(ring.data_.data() + 8, &bad, 8);
   ring.meta_.data_head += 8;

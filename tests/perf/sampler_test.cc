@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -213,15 +213,16 @@ Profile SampleCountedLoop(const char* spec, uint64_t period,
   ProfileBuilder builder;
   s->Drain([&](const ParsedRecord& r) { builder.Add(r); });
   Profile p = builder.Finish(s->tally(), 0);
-  std::printf("%s@%llu over %llu loop instructions: %llu samples "
-              "(expected %llu), %llu throttles, %llu lost\n",
-              spec, static_cast<unsigned long long>(period),
-              static_cast<unsigned long long>(
-                  testing::kCountedLoopInstructions * iterations),
-              static_cast<unsigned long long>(p.samples),
-              static_cast<unsigned long long>(expected),
-              static_cast<unsigned long long>(p.tally.throttles),
-              static_cast<unsigned long long>(p.tally.lost_samples));
+  std::printf(
+      "%s@%llu over %llu loop instructions: %llu samples "
+      "(expected %llu), %llu throttles, %llu lost\n",
+      spec, static_cast<unsigned long long>(period),
+      static_cast<unsigned long long>(testing::kCountedLoopInstructions *
+                                      iterations),
+      static_cast<unsigned long long>(p.samples),
+      static_cast<unsigned long long>(expected),
+      static_cast<unsigned long long>(p.tally.throttles),
+      static_cast<unsigned long long>(p.tally.lost_samples));
   return p;
 }
 
@@ -314,8 +315,8 @@ TEST_F(SamplerTest, CycleSamplesFollowAKnownLoopCountUnderQemu) {
     GTEST_SKIP() << "cycles are a known count only under QEMU's -icount "
                     "shift=0 (one cycle per instruction); here they are not";
   }
-  Profile p = SampleCountedLoop("cycles:u", kLoopPeriod, kLoopIterations,
-                                kLoopSamples);
+  Profile p =
+      SampleCountedLoop("cycles:u", kLoopPeriod, kLoopIterations, kLoopSamples);
   EXPECT_EQ(p.tally.throttles, 0u);
   EXPECT_EQ(p.tally.lost_samples, 0u);
   EXPECT_EQ(p.period_sum, p.samples * kLoopPeriod);  // PERF_SAMPLE_PERIOD

@@ -34,7 +34,8 @@ class SyntheticSysfs {
   // Writes <root>/<relative_path> with `content` plus a newline, as sysfs
   // does, creating directories on the way.
   void Write(const std::string& relative_path, const std::string& content) {
-    const std::filesystem::path path = std::filesystem::path(root_) / relative_path;
+    const std::filesystem::path path =
+        std::filesystem::path(root_) / relative_path;
     std::filesystem::create_directories(path.parent_path());
     std::ofstream(path) << content << "\n";
   }
@@ -70,7 +71,8 @@ class SyntheticSysfs {
             {"slots.scale", "4"},
             {"slots.unit", "slots"}});
     Write("cpu/rdpmc", "1");
-    AddPmu("uncore_imc", 17, {{"event", "config:0-7"}, {"umask", "config:8-15"}},
+    AddPmu("uncore_imc", 17,
+           {{"event", "config:0-7"}, {"umask", "config:8-15"}},
            {{"data_reads", "event=0x04,umask=0x03"},
             {"data_reads.scale", "6.103515625e-5"},
             {"data_reads.unit", "MiB"}});
@@ -98,13 +100,15 @@ class SyntheticSysfs {
   // each cluster with its own core PMU, as an RK3399 shows them.
   void AddArm64BigLittleMachine() {
     for (const auto& [name, type, cpus] :
-         {std::tuple<std::string, int, std::string>{"armv8_cortex_a53", 8, "0-3"},
+         {std::tuple<std::string, int, std::string>{"armv8_cortex_a53", 8,
+                                                    "0-3"},
           {"armv8_cortex_a72", 9, "4-5"}}) {
-      AddPmu(name, type,
-             {{"event", "config:0-15"},
-              {"long", "config1:0"},
-              {"rdpmc", "config1:1"}},
-             {{"cpu_cycles", "event=0x0011"}, {"inst_retired", "event=0x0008"}});
+      AddPmu(
+          name, type,
+          {{"event", "config:0-15"},
+           {"long", "config1:0"},
+           {"rdpmc", "config1:1"}},
+          {{"cpu_cycles", "event=0x0011"}, {"inst_retired", "event=0x0008"}});
       Write(name + "/cpus", cpus);
     }
     AddPmu("software", 1, {});

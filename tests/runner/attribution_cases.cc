@@ -18,7 +18,9 @@
 #define PMUBENCH_NOPS(n) asm volatile(PMUBENCH_HELPER_ASM(n))
 
 __attribute__((noinline)) void StepA() { PMUBENCH_NOPS(30); }
-__attribute__((noinline)) void StepB() { PMUBENCH_NOPS(50 + 25 * PMUBENCH_LONGER); }
+__attribute__((noinline)) void StepB() {
+  PMUBENCH_NOPS(50 + 25 * PMUBENCH_LONGER);
+}
 __attribute__((noinline)) void StepC() { PMUBENCH_NOPS(20); }
 __attribute__((noinline)) void Caller() {
   InlinedHelper();

@@ -10,7 +10,8 @@
 #endif
 
 #define PMUBENCH_HELPER_TEXT(x) #x
-#define PMUBENCH_HELPER_ASM(n) ".rept " PMUBENCH_HELPER_TEXT(n) "\n\tnop\n\t.endr"
+#define PMUBENCH_HELPER_ASM(n) \
+  ".rept " PMUBENCH_HELPER_TEXT(n) "\n\tnop\n\t.endr"
 
 __attribute__((always_inline)) inline void InlinedHelper() {
   asm volatile(PMUBENCH_HELPER_ASM(PMUBENCH_HELPER_NOPS));  // helper line

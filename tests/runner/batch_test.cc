@@ -1,6 +1,8 @@
 // End-to-end tests of PMU_BENCHMARK cases run in-process through Google
 // Benchmark with real software events: the counts must be exact where the
 // work is known (writing one byte to a fresh page is one page fault).
+#include <pmubench/pmubench.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -11,7 +13,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "framework/perf/events/pmu.h"
-#include <pmubench/pmubench.h>
 #include "framework/runner/measure/batch_meter.h"
 #include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/plan/event_set.h"
@@ -28,12 +29,12 @@ namespace pmubench {
 namespace {
 
 using ::pmubench::testing::BenchRun;
-using ::pmubench::testing::CountingTest;
-using ::pmubench::testing::kSoftware;
-using ::pmubench::testing::PrepareOrDie;
 using ::pmubench::testing::CounterOf;
+using ::pmubench::testing::CountingTest;
 using ::pmubench::testing::FindRun;
 using ::pmubench::testing::FreshPages;
+using ::pmubench::testing::kSoftware;
+using ::pmubench::testing::PrepareOrDie;
 using ::pmubench::testing::RunMatching;
 using ::testing::HasSubstr;
 
@@ -219,7 +220,6 @@ class BatchTest : public CountingTest {
   }
 };
 
-
 // --- tests -------------------------------------------------------------------
 
 TEST_F(BatchTest, FreshPagesGiveExactlyNPageFaultsPerIteration) {
@@ -254,7 +254,8 @@ TEST_F(BatchTest, StateOverheadIsCalibratedPerLoopFormAndPausePair) {
       internal::MakeEventSet(kSoftware, *pmus, {});
   ASSERT_TRUE(set.ok()) << set.status();
   internal::CloseThreadGroup();
-  absl::StatusOr<internal::ThreadGroup*> opened = internal::ThreadGroupFor(*set);
+  absl::StatusOr<internal::ThreadGroup*> opened =
+      internal::ThreadGroupFor(*set);
   ASSERT_TRUE(opened.ok()) << opened.status();
   const internal::StateOverhead& fresh = (*opened)->state_overhead;
   EXPECT_TRUE(fresh.batch[0].has_value()) << "range-for, calibrated at open";
@@ -416,9 +417,11 @@ TEST_F(BatchTest, OverheadIsSubtractedButNeverBelowZero) {
 TEST_F(BatchTest, AliasScaleMultipliesTheReportedCount) {
   perf::SyntheticSysfs sysfs;
   sysfs.AddPmu("software", PERF_TYPE_SOFTWARE, {{"config", "config:0-63"}},
-               {{"faults", "config=0x2"}, {"faults.scale", "0.5"},
+               {{"faults", "config=0x2"},
+                {"faults.scale", "0.5"},
                 {"faults.unit", "half-faults"}});
-  absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load(sysfs.root());
+  absl::StatusOr<perf::PmuRegistry> pmus =
+      perf::PmuRegistry::Load(sysfs.root());
   ASSERT_TRUE(pmus.ok()) << pmus.status();
   absl::StatusOr<internal::EventSet> set =
       internal::MakeEventSet("software/faults/", *pmus, {});

@@ -22,15 +22,15 @@ absl::Status Validate(std::vector<std::string> args) {
 }
 
 TEST(ValidateBenchmarkFlagsTest, AcceptsGoodValues) {
-  EXPECT_TRUE(Validate({"--benchmark_format=json", "--benchmark_out_format=csv",
-                        "--benchmark_time_unit=us",
-                        "--benchmark_repetitions=3", "--benchmark_min_time=0.01",
-                        "--benchmark_min_warmup_time=0",
-                        "--benchmark_color=auto", "--benchmark_list_tests",
-                        "--benchmark_counters_tabular=Yes",
-                        "--benchmark_context=a=1,b=2", "--v=1",
-                        "--benchmark_filter=BM_.*", "--counters=x"})
-                  .ok());
+  EXPECT_TRUE(
+      Validate({"--benchmark_format=json", "--benchmark_out_format=csv",
+                "--benchmark_time_unit=us", "--benchmark_repetitions=3",
+                "--benchmark_min_time=0.01", "--benchmark_min_warmup_time=0",
+                "--benchmark_color=auto", "--benchmark_list_tests",
+                "--benchmark_counters_tabular=Yes",
+                "--benchmark_context=a=1,b=2", "--v=1",
+                "--benchmark_filter=BM_.*", "--counters=x"})
+          .ok());
 }
 
 TEST(ValidateBenchmarkFlagsTest, NamesFlagValueAndWhatIsValid) {

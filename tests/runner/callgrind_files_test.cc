@@ -37,8 +37,8 @@ std::string DumpText(const std::string& label, int part) {
   return "version: 1\ncreator: callgrind-3.19.0\npart: " +
          std::to_string(part) +
          "\n\ndesc: Timerange: Basic block 0 - 9\n"
-         "desc: Trigger: Client Request: " + label +
-         "\n\npositions: line\nevents: Ir\nsummary: " +
+         "desc: Trigger: Client Request: " +
+         label + "\n\npositions: line\nevents: Ir\nsummary: " +
          std::to_string(100 + part) + "\n\ntotals: 1\n";
 }
 
@@ -85,8 +85,8 @@ TEST_F(DumpDirectoryTest, TakesOnlyItsOwnRegularDumpsOfItsLabel) {
   ASSERT_EQ(::mkfifo((base_ + ".4").c_str(), 0600), 0);
   ASSERT_EQ(::mkfifo((base_ + ".zz").c_str(), 0600), 0);
   ASSERT_EQ(::symlink("/dev/zero", (base_ + ".5").c_str()), 0);
-  const std::string elsewhere = MakePrivateDir(::testing::TempDir() +
-                                               "pmubench_victim_");
+  const std::string elsewhere =
+      MakePrivateDir(::testing::TempDir() + "pmubench_victim_");
   ASSERT_FALSE(elsewhere.empty());
   const std::string victim = elsewhere + "/v";
   WriteText(victim, DumpText(label, 6));
@@ -99,10 +99,10 @@ TEST_F(DumpDirectoryTest, TakesOnlyItsOwnRegularDumpsOfItsLabel) {
   ASSERT_EQ(dumps->size(), 2u);
   EXPECT_EQ((*dumps)[0].Total("Ir"), 101);
   EXPECT_EQ((*dumps)[1].Total("Ir"), 102);
-  EXPECT_THAT(ListDir(dir_),
-              UnorderedElementsAre("cg.out", "cg.out.3", "cg.out.x1",
-                                   "cg.out.4", "cg.out.zz", "cg.out.5",
-                                   "cg.out.6", "cg.out.7"))
+  EXPECT_THAT(
+      ListDir(dir_),
+      UnorderedElementsAre("cg.out", "cg.out.3", "cg.out.x1", "cg.out.4",
+                           "cg.out.zz", "cg.out.5", "cg.out.6", "cg.out.7"))
       << "only the two dumps it read are deleted";
   EXPECT_EQ(ReadFile(victim), DumpText(label, 6));
   unlink(victim.c_str());

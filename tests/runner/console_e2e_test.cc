@@ -54,10 +54,10 @@ class ConsoleE2eTest : public ::testing::Test {
 constexpr char kEvents[] = "--counters=task-clock,page-faults,context-switches";
 
 TEST_F(ConsoleE2eTest, TabularHeaderColumnsAreTheRowsColumns) {
-  const Result r = RunCases(
-      std::string(kEvents) +
-      " --benchmark_filter='BM_TouchPages|BM_ZeroCounter'"
-      " --benchmark_repetitions=3 --benchmark_counters_tabular=true");
+  const Result r =
+      RunCases(std::string(kEvents) +
+               " --benchmark_filter='BM_TouchPages|BM_ZeroCounter'"
+               " --benchmark_repetitions=3 --benchmark_counters_tabular=true");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out + r.err, Not(HasSubstr("nan")));
   std::vector<size_t> columns;
@@ -84,7 +84,8 @@ TEST_F(ConsoleE2eTest, TabularHeaderColumnsAreTheRowsColumns) {
     ASSERT_GE(ends.size(), 3u) << line;
     for (size_t k = 1; k <= 3; ++k) {
       EXPECT_EQ(ends[ends.size() - k], columns[columns.size() - k])
-          << header << "\n" << line;
+          << header << "\n"
+          << line;
     }
     EXPECT_EQ(line.size(), header.size()) << header << "\n" << line;
   }
@@ -92,9 +93,9 @@ TEST_F(ConsoleE2eTest, TabularHeaderColumnsAreTheRowsColumns) {
 }
 
 TEST_F(ConsoleE2eTest, CompactCountersInEventSetOrderWithUnits) {
-  const Result r = RunCases(
-      std::string(kEvents) +
-      " --benchmark_filter=BM_TouchPages --benchmark_repetitions=2");
+  const Result r =
+      RunCases(std::string(kEvents) +
+               " --benchmark_filter=BM_TouchPages --benchmark_repetitions=2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out + r.err, Not(HasSubstr("nan")));
   int rows = 0;
@@ -195,7 +196,8 @@ TEST_F(ConsoleE2eTest, ListEventsGroupedAndTried) {
   EXPECT_THAT(r.out, HasSubstr("Software events:\n"));
   EXPECT_THAT(r.out, HasSubstr("\n  task-clock\n"));
   EXPECT_THAT(r.out, Not(HasSubstr("dummy")));
-  EXPECT_THAT(r.out, ::testing::ContainsRegex("[0-9]+ of [0-9]+ events can be counted"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         "[0-9]+ of [0-9]+ events can be counted"));
   const size_t software = r.out.find("Software events:");
   const size_t refused = r.out.find("Cannot be counted");
   if (refused != std::string::npos) {

@@ -193,9 +193,11 @@ TEST_F(ReporterTest, TabularHeaderColumnsMatchTheRows) {
     ASSERT_GE(ends.size(), 3u) << row;
     EXPECT_EQ(ends.back(), columns.back()) << header << "\n" << row;
     EXPECT_EQ(ends[ends.size() - 2], columns[columns.size() - 2])
-        << header << "\n" << row;
+        << header << "\n"
+        << row;
     EXPECT_EQ(ends[ends.size() - 3], columns[columns.size() - 3])
-        << header << "\n" << row;
+        << header << "\n"
+        << row;
     EXPECT_THAT(row, Not(HasSubstr("=")));
   }
   EXPECT_THAT(lines[3], HasSubstr("1.234us"));

@@ -32,8 +32,8 @@ TEST(FormatCounterTest, EachUnit) {
 TEST(FormatCounterTest, NotANumberIsNeverNan) {
   const double nan = std::nan("");
   const double inf = std::numeric_limits<double>::infinity();
-  for (CounterUnit unit : {CounterUnit::kCount, CounterUnit::kNanoseconds,
-                           CounterUnit::kRatio}) {
+  for (CounterUnit unit :
+       {CounterUnit::kCount, CounterUnit::kNanoseconds, CounterUnit::kRatio}) {
     EXPECT_EQ(FormatCounter(nan, unit), "n/a");
     EXPECT_EQ(FormatCounter(-nan, unit), "n/a");
     EXPECT_EQ(FormatCounter(inf, unit), "n/a");

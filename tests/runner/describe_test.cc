@@ -34,17 +34,17 @@ RunFacts TwoSets() {
   RunFacts facts;
   facts.pmus = {"cpu", "software"};
   SetFacts hw;
-  hw.events = {Event("cycles", "cpu", 0, 0, perf::ReadMethod::kRdpmc, false,
-                     true),
-               Event("instructions", "cpu", 0, 1, perf::ReadMethod::kRdpmc,
-                     false, true)};
+  hw.events = {
+      Event("cycles", "cpu", 0, 0, perf::ReadMethod::kRdpmc, false, true),
+      Event("instructions", "cpu", 0, 1, perf::ReadMethod::kRdpmc, false,
+            true)};
   hw.overhead = {30, 12};
   hw.derived = {"IPC"};
   SetFacts sw;
-  sw.events = {Event("page-faults", "software", 1, 2, perf::ReadMethod::kRead,
-                     true, false),
-               Event("cycles", "cpu", 0, 0, perf::ReadMethod::kRdpmc, false,
-                     true)};
+  sw.events = {
+      Event("page-faults", "software", 1, 2, perf::ReadMethod::kRead, true,
+            false),
+      Event("cycles", "cpu", 0, 0, perf::ReadMethod::kRdpmc, false, true)};
   sw.overhead = {0, 31};
   facts.sets = {hw, sw};
   facts.case_files = {{"BM_A", "a"}, {"Base", "b"}};
@@ -57,12 +57,11 @@ TEST(ContextPairsTest, KeysInOrderAndValuesFromFacts) {
   const auto pairs = ContextPairs(facts);
   std::vector<std::string> keys;
   for (const auto& [key, value] : pairs) keys.push_back(key);
-  EXPECT_THAT(keys, ElementsAre("pmubench_version", "pmubench_pmus",
-                                "pmubench_events", "pmubench_pinned",
-                                "pmubench_exclude_kernel",
-                                "pmubench_read_overhead",
-                                "pmubench_case_files", "pmubench_backend",
-                                "pmubench_notice"));
+  EXPECT_THAT(
+      keys, ElementsAre("pmubench_version", "pmubench_pmus", "pmubench_events",
+                        "pmubench_pinned", "pmubench_exclude_kernel",
+                        "pmubench_read_overhead", "pmubench_case_files",
+                        "pmubench_backend", "pmubench_notice"));
   EXPECT_EQ(pairs[1].second, "cpu,software");
   EXPECT_EQ(pairs[2].second,
             "cycles (pmu=cpu type=0 config=0x0 read=rdpmc kernel=no); "
@@ -70,14 +69,16 @@ TEST(ContextPairsTest, KeysInOrderAndValuesFromFacts) {
             "page-faults (pmu=software type=1 config=0x2 read=read "
             "kernel=yes)")
       << "each event once";
-  EXPECT_EQ(pairs[5].second, "cycles=30 instructions=12; page-faults=0 cycles=31");
+  EXPECT_EQ(pairs[5].second,
+            "cycles=30 instructions=12; page-faults=0 cycles=31");
   EXPECT_EQ(pairs[6].second, "BM_A=a;Base=b");
   EXPECT_EQ(pairs[7].second, "perf_event");
   EXPECT_EQ(pairs[8].second, "pmubench: one pmubench: two") << "one line";
 }
 
-std::string ValueOf(const std::vector<std::pair<std::string, std::string>>& pairs,
-                    const std::string& key) {
+std::string ValueOf(
+    const std::vector<std::pair<std::string, std::string>>& pairs,
+    const std::string& key) {
   for (const auto& [k, v] : pairs) {
     if (k == key) return v;
   }
@@ -119,10 +120,9 @@ TEST(ConsoleHeaderTest, ListsSetsReadMethodsOverheadAndNotices) {
                                 "cycles,instructions; with read(2): "
                                 "page-faults;"));
   EXPECT_THAT(header, Not(HasSubstr("read by")));
-  EXPECT_THAT(header,
-              HasSubstr("subtracted per batch (the counts of an empty "
-                        "range-for batch through State): cycles=30 "
-                        "instructions=12 | page-faults=0 cycles=31\n"));
+  EXPECT_THAT(header, HasSubstr("subtracted per batch (the counts of an empty "
+                                "range-for batch through State): cycles=30 "
+                                "instructions=12 | page-faults=0 cycles=31\n"));
   EXPECT_THAT(header, HasSubstr("pmubench: a notice\n"));
 }
 
@@ -144,8 +144,9 @@ TEST(ConsoleHeaderTest, OneReadMethodInWordsAndOverheadWithUnits) {
 }
 
 TEST(ConsoleHeaderTest, CountingOff) {
-  EXPECT_THAT(ConsoleHeader(RunFacts{}), HasSubstr("counting off (--counters=none, or no "
-                                "PMU_BENCHMARK case matches the filter)"));
+  EXPECT_THAT(ConsoleHeader(RunFacts{}),
+              HasSubstr("counting off (--counters=none, or no "
+                        "PMU_BENCHMARK case matches the filter)"));
   RunFacts refused;
   refused.notices = {"pmubench: refused"};
   EXPECT_THAT(ConsoleHeader(refused), Not(HasSubstr("--counters=none")));
@@ -162,8 +163,7 @@ TEST(ReadFallbackNoticeTest, OnlyForHardwareEventsReadBySyscall) {
   RunFacts facts = TwoSets();
   EXPECT_EQ(ReadFallbackNotice(facts), "") << "software read(2) is normal";
   facts.sets[0].events[1].read_method = perf::ReadMethod::kRead;
-  facts.sets[0].events[1].read_fallback_reason =
-      "kernel.perf_user_access is 0";
+  facts.sets[0].events[1].read_fallback_reason = "kernel.perf_user_access is 0";
   const std::string notice = ReadFallbackNotice(facts);
   EXPECT_THAT(notice, HasSubstr("instructions"));
   EXPECT_THAT(notice, HasSubstr("read(2)"));
@@ -171,12 +171,12 @@ TEST(ReadFallbackNoticeTest, OnlyForHardwareEventsReadBySyscall) {
 }
 
 TEST(CaseFilesTest, FamilyOnceWithFileBaseName) {
-  EXPECT_THAT(CaseFiles({{"BM_X/label", "/src/benches/branch.cc", ""},
-                         {"BM_X", "/src/other.cc", ""},
-                         {"Base/Method", "containers.cc", "none"}}),
-              ElementsAre(std::pair<std::string, std::string>("BM_X", "branch"),
-                          std::pair<std::string, std::string>("Base",
-                                                              "containers")));
+  EXPECT_THAT(
+      CaseFiles({{"BM_X/label", "/src/benches/branch.cc", ""},
+                 {"BM_X", "/src/other.cc", ""},
+                 {"Base/Method", "containers.cc", "none"}}),
+      ElementsAre(std::pair<std::string, std::string>("BM_X", "branch"),
+                  std::pair<std::string, std::string>("Base", "containers")));
 }
 
 }  // namespace

@@ -97,10 +97,12 @@ TEST_F(E2eTest, NotPermittedRunsWithoutCountersOrFailsForExplicitCounters) {
 #endif
   const std::string json = dir_ + "/denied.json";
   setenv("PMUBENCH_TEST_DENY_PERF_EVENT_OPEN", "1", 1);
-  const Result ran = RunCases("--benchmark_filter=BM_TouchPages "
-                              "--benchmark_out='" + json + "'");
-  const Result explicit_list = RunCases(
-      "--counters=page-faults --benchmark_filter=BM_TouchPages");
+  const Result ran = RunCases(
+      "--benchmark_filter=BM_TouchPages "
+      "--benchmark_out='" +
+      json + "'");
+  const Result explicit_list =
+      RunCases("--counters=page-faults --benchmark_filter=BM_TouchPages");
   unsetenv("PMUBENCH_TEST_DENY_PERF_EVENT_OPEN");
 
   EXPECT_EQ(ran.exit_code, 0) << ran.err;
@@ -109,8 +111,8 @@ TEST_F(E2eTest, NotPermittedRunsWithoutCountersOrFailsForExplicitCounters) {
   EXPECT_THAT(ran.out, HasSubstr("BM_TouchPages"));
   const std::string written = ReadFile(json);
   EXPECT_THAT(written, HasSubstr("running without counters"));
-  EXPECT_TRUE(std::isnan(JsonRunField(written, "BM_TouchPages/4/iterations:64",
-                                      "page-faults")))
+  EXPECT_TRUE(std::isnan(
+      JsonRunField(written, "BM_TouchPages/4/iterations:64", "page-faults")))
       << "no counter may be reported when none could be opened";
 
   EXPECT_EQ(explicit_list.exit_code, 2) << explicit_list.err;

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cmath>
-#include <cstring>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -53,9 +53,9 @@ class E2eTest : public ::testing::Test {
 
   // Runs the cases binary with `args` (shell words).
   Result RunCases(const std::string& args) {
-    return RunShell("'" + CasesBinary() + "' " + args,
-                    dir_ + "/../pmubench_e2e_stdout_" +
-                        std::to_string(getpid()));
+    return RunShell(
+        "'" + CasesBinary() + "' " + args,
+        dir_ + "/../pmubench_e2e_stdout_" + std::to_string(getpid()));
   }
 
   std::string dir_;
@@ -72,7 +72,8 @@ inline bool HasHardwarePmu() {
   bool found = false;
   while (const dirent* entry = readdir(dir)) {
     const std::string name = entry->d_name;
-    found = found || name.rfind("armv8_", 0) == 0 || name.rfind("armv9_", 0) == 0;
+    found =
+        found || name.rfind("armv8_", 0) == 0 || name.rfind("armv9_", 0) == 0;
   }
   closedir(dir);
   return found;

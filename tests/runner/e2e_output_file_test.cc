@@ -27,7 +27,8 @@ pid_t StartCases(const std::vector<std::string>& args) {
   dup2(null_fd, STDOUT_FILENO);
   dup2(null_fd, STDERR_FILENO);
   std::vector<char*> argv = {CasesBinary().data()};
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  for (const std::string& arg : args)
+    argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   execv(argv[0], argv.data());
   _exit(127);
@@ -80,8 +81,8 @@ TEST_F(E2eTest, KilledRunLeavesNoOutputFile) {
 }
 
 TEST_F(E2eTest, ListTestsWritesNoOutputFile) {
-  const Result r = RunCases("--benchmark_list_tests --benchmark_out=" + dir_ +
-                            "/list.json");
+  const Result r =
+      RunCases("--benchmark_list_tests --benchmark_out=" + dir_ + "/list.json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("BM_Plain"));
   EXPECT_THAT(r.err, HasSubstr("list.json was not written"));
@@ -104,7 +105,8 @@ TEST_F(E2eTest, FullDiskLeavesNoOutputFileAndFails) {
   }
   const Result r = RunCases(
       "--counters=task-clock --benchmark_filter=BM_TouchPages "
-      "--benchmark_repetitions=12 --benchmark_out=" + small + "/full.json");
+      "--benchmark_repetitions=12 --benchmark_out=" +
+      small + "/full.json");
   const std::vector<std::string> left = ListDir(small);
   umount(small.c_str());
   rmdir(small.c_str());
@@ -118,8 +120,8 @@ TEST_F(E2eTest, FullDiskLeavesNoOutputFileAndFails) {
 // run from in BUILD_WORKING_DIRECTORY.
 TEST_F(E2eTest, RelativeOutputIsInBuildWorkingDirectory) {
   setenv("BUILD_WORKING_DIRECTORY", dir_.c_str(), 1);
-  const Result r = RunCases(
-      "--benchmark_filter=BM_Plain --benchmark_out=relative_out.json");
+  const Result r =
+      RunCases("--benchmark_filter=BM_Plain --benchmark_out=relative_out.json");
   unsetenv("BUILD_WORKING_DIRECTORY");
   const bool in_cwd = access("relative_out.json", F_OK) == 0;
   unlink("relative_out.json");
@@ -159,10 +161,11 @@ TEST_F(E2eTest, FileAndStdoutJsonAreStrictWithAZeroCounter) {
     EXPECT_EQ(JsonRunField(json, "BM_ZeroCounter/iterations:100_mean", "never"),
               0.0);
     // 0/0: no spread to report, so the cv row leaves the counter out.
-    EXPECT_TRUE(std::isnan(JsonRunField(
-        json, "BM_ZeroCounter/iterations:100_cv", "never")));
-    EXPECT_GE(JsonRunField(json, "BM_ZeroCounter/iterations:100_cv",
-                           "real_time"), 0.0);
+    EXPECT_TRUE(std::isnan(
+        JsonRunField(json, "BM_ZeroCounter/iterations:100_cv", "never")));
+    EXPECT_GE(
+        JsonRunField(json, "BM_ZeroCounter/iterations:100_cv", "real_time"),
+        0.0);
   }
 }
 

@@ -13,7 +13,8 @@ TEST_F(E2eTest, PageFaultProfileIsExactAndAllInTouchPages) {
   Result r = RunCases(
       "--benchmark_filter=BM_TouchPages --counters=page-faults "
       "--pmubench_profile=page-faults@1 "
-      "--pmubench_profile_callchain --pmubench_profile_out='" + folded + "'");
+      "--pmubench_profile_callchain --pmubench_profile_out='" +
+      folded + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The top function holds all 256 faults: BM_TouchPages, or the
   // FreshPages::TouchNext it calls where that is not inlined. Under ASan its
@@ -30,8 +31,7 @@ TEST_F(E2eTest, PageFaultProfileIsExactAndAllInTouchPages) {
   EXPECT_THAT(r.out, Not(HasSubstr("LOST")));
   // The measured run is reported as without the flag.
   EXPECT_THAT(r.out, ContainsRegex("page-faults=4([^0-9]|$)"));
-  EXPECT_THAT(ReadFile(folded),
-              HasSubstr("BM_TouchPages/4/iterations:64;"));
+  EXPECT_THAT(ReadFile(folded), HasSubstr("BM_TouchPages/4/iterations:64;"));
 }
 
 // Threads(2): each thread faults 4 x 32 pages; the profile holds both
@@ -53,7 +53,8 @@ TEST_F(E2eTest, ProfileIsAFieldOfTheJsonRun) {
   const std::string json = dir_ + "/out.json";
   Result r = RunCases(
       "--benchmark_filter=BM_TouchPages --pmubench_profile=page-faults@1 "
-      "--benchmark_out='" + json + "'");
+      "--benchmark_out='" +
+      json + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string text = ReadFile(json);
   EXPECT_THAT(text, ContainsRegex("\"pmubench_profile\": \\[\\{\"symbol\": "
@@ -61,11 +62,11 @@ TEST_F(E2eTest, ProfileIsAFieldOfTheJsonRun) {
   EXPECT_THAT(text, HasSubstr("\"pmubench_profile_event\": \"page-faults@1\""));
   // The faulting store's line: an absolute path, or (Bazel) one relative to
   // the workspace.
-  EXPECT_THAT(text, ContainsRegex(
-                        "\"pmubench_profile_lines\": \\[\\{\"symbol\": "
-                        "\"[^\"]*Touch[^\"]*\", \"file\": \"(/[^\"]*/)?"
-                        "tests/runner/fresh_pages.h\", \"line\": [0-9]+, "
-                        "\"samples\": 256,"));
+  EXPECT_THAT(text,
+              ContainsRegex("\"pmubench_profile_lines\": \\[\\{\"symbol\": "
+                            "\"[^\"]*Touch[^\"]*\", \"file\": \"(/[^\"]*/)?"
+                            "tests/runner/fresh_pages.h\", \"line\": [0-9]+, "
+                            "\"samples\": 256,"));
   if (!kAddressSanitizer) {
     EXPECT_THAT(text, HasSubstr("\"samples\": 256, \"share\": 1.000000}]"));
     EXPECT_THAT(text, HasSubstr("\"pmubench_profile_samples\": 256,"));
@@ -80,8 +81,8 @@ TEST_F(E2eTest, BadProfileOutputPathExitsTwoBeforeRunning) {
   const std::string folded = dir_ + "/nonexistent/s.folded";
   const Result r = RunCases(
       "--benchmark_filter=BM_TouchPages --pmubench_profile=page-faults@1 "
-      "--pmubench_profile_callchain --pmubench_profile_out=" + folded +
-      " --benchmark_out=" + dir_ + "/keep.json");
+      "--pmubench_profile_callchain --pmubench_profile_out=" +
+      folded + " --benchmark_out=" + dir_ + "/keep.json");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr("--pmubench_profile_out=" + folded));
   EXPECT_THAT(r.err, HasSubstr("does not exist; create it first"));
@@ -111,12 +112,12 @@ TEST_F(E2eTest, AnOutputThatFailsDoesNotDiscardTheOther) {
   const std::string run =
       "--benchmark_filter=BM_TouchPages --counters=page-faults "
       "--pmubench_profile=page-faults@1 --pmubench_profile_callchain ";
-  const Result folded_full = RunCases(
-      run + "--pmubench_profile_out=" + small + "/s.folded --benchmark_out=" +
-      dir_ + "/keep.json");
-  const Result json_full = RunCases(
-      run + "--pmubench_profile_out=" + dir_ + "/keep.folded " +
-      "--benchmark_out=" + small + "/out.json");
+  const Result folded_full =
+      RunCases(run + "--pmubench_profile_out=" + small +
+               "/s.folded --benchmark_out=" + dir_ + "/keep.json");
+  const Result json_full =
+      RunCases(run + "--pmubench_profile_out=" + dir_ + "/keep.folded " +
+               "--benchmark_out=" + small + "/out.json");
   const std::vector<std::string> left = ListDir(small);
   umount(small.c_str());
   rmdir(small.c_str());
@@ -148,8 +149,8 @@ TEST_F(E2eTest, RenamedCaseIsCountedFormattedAndProfiled) {
   setenv("PMUBENCH_TEST_RENAMED", "1", 1);
   const Result r = RunCases(
       "--benchmark_filter=BM_Renamed --pmubench_profile=page-faults@1 "
-      "--pmubench_profile_callchain --pmubench_profile_out=" + folded +
-      " --benchmark_out=" + json);
+      "--pmubench_profile_callchain --pmubench_profile_out=" +
+      folded + " --benchmark_out=" + json);
   unsetenv("PMUBENCH_TEST_RENAMED");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string name = "BM_Renamed/with/slashes/4/iterations:64";
@@ -176,20 +177,22 @@ double ProfileSlowdownIn(const std::string& json) {
 // both the console and the JSON say so.
 TEST_F(E2eTest, ProfileSaysWhenSamplingDominatesTheBatch) {
   if (OnQemuVirt()) {
-    GTEST_SKIP() << "under QEMU's -icount the guest's clock counts "
-                    "instructions, so a sampling interrupt costs only its "
-                    "handler's instructions (1.34x at @1000 in scripts/pmu-vm): "
-                    "the slowdown this test needs does not arise there";
+    GTEST_SKIP()
+        << "under QEMU's -icount the guest's clock counts "
+           "instructions, so a sampling interrupt costs only its "
+           "handler's instructions (1.34x at @1000 in scripts/pmu-vm): "
+           "the slowdown this test needs does not arise there";
   }
   const std::string json = dir_ + "/out.json";
   Result r = RunCases(
       "--benchmark_filter=BM_ShortSteps/ --pmubench_profile=cpu-clock@1000 "
-      "--benchmark_out='" + json + "'");
+      "--benchmark_out='" +
+      json + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, ContainsRegex(
-                         "\n  warning: the profiled batch ran [0-9.]+x as "
-                         "long as the measured one: sampling interrupts "
-                         "dominate; try @[0-9]+\n"));
+  EXPECT_THAT(r.out,
+              ContainsRegex("\n  warning: the profiled batch ran [0-9.]+x as "
+                            "long as the measured one: sampling interrupts "
+                            "dominate; try @[0-9]+\n"));
   const std::string text = ReadFile(json);
   EXPECT_GT(ProfileSlowdownIn(text), 1.5) << text;
   EXPECT_THAT(text, ContainsRegex("\"pmubench_profile_real_time_ns\": "
@@ -211,18 +214,19 @@ TEST_F(E2eTest, ProfileOfRareSamplesReportsTheRatioWithoutAWarning) {
     const std::string json = dir_ + "/out" + std::to_string(attempt) + ".json";
     Result r = RunCases(
         "--benchmark_filter=BM_ShortStepsLong "
-        "--pmubench_profile=cpu-clock@1000000000 --benchmark_out='" + json +
-        "'");
+        "--pmubench_profile=cpu-clock@1000000000 --benchmark_out='" +
+        json + "'");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("profile cpu-clock@1000000000: "));
     const std::string text = ReadFile(json);
     const double slowdown = ProfileSlowdownIn(text);
     ASSERT_GT(slowdown, 0) << text;
-    const bool warned = text.find("pmubench_profile_slowdown_warning") !=
-                        std::string::npos;
+    const bool warned =
+        text.find("pmubench_profile_slowdown_warning") != std::string::npos;
     EXPECT_EQ(warned, slowdown > 1.5) << text;
     EXPECT_EQ(r.out.find("warning: the profiled batch") != std::string::npos,
-              warned) << r.out;
+              warned)
+        << r.out;
     if (slowdown <= 1.5) {
       EXPECT_THAT(text, Not(HasSubstr("pmubench_profile_suggested_period")));
       return;
@@ -236,8 +240,8 @@ TEST_F(E2eTest, BadProfileFlagsExitTwo) {
   EXPECT_EQ(RunCases("--pmubench_profile=page-faults@0").exit_code, 2);
   EXPECT_EQ(RunCases("--pmubench_profile=page-faults@x").exit_code, 2);
   EXPECT_EQ(RunCases("--pmubench_profile=no-such-event").exit_code, 2);
-  Result r = RunCases(
-      "--pmubench_profile=page-faults --pmubench_profile_out=/tmp/x");
+  Result r =
+      RunCases("--pmubench_profile=page-faults --pmubench_profile_out=/tmp/x");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--pmubench_profile_callchain"));
 }

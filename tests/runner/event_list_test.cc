@@ -58,8 +58,9 @@ TEST(ListCandidatesTest, SysfsAliasesAsPmuSlashAlias) {
   sysfs.AddPmu("msr", 9, {{"event", "config:0-63"}}, {{"tsc", "event=0x00"}});
   const perf::PmuRegistry pmus = *perf::PmuRegistry::Load(sysfs.root());
   const std::vector<EventCandidate> candidates = ListCandidates(pmus);
-  auto it = std::find_if(candidates.begin(), candidates.end(),
-                         [](const EventCandidate& c) { return c.name == "msr/tsc/"; });
+  auto it = std::find_if(
+      candidates.begin(), candidates.end(),
+      [](const EventCandidate& c) { return c.name == "msr/tsc/"; });
   ASSERT_NE(it, candidates.end());
   EXPECT_EQ(it->group, EventGroup::kPmu);
   EXPECT_EQ(it->pmu, "msr");
@@ -80,8 +81,9 @@ TEST(FormatEventListTest, GroupedAsPerfListWithRefusedApart) {
   const size_t cache = text.find("Hardware cache events:\n  L1-dcache-loads\n");
   const size_t sw =
       text.find("Software events:\n  task-clock\n  page-faults\n");
-  const size_t pmu = text.find("PMU events (pmu/alias/, from sysfs):\n"
-                               "  msr:\n    msr/tsc/\n");
+  const size_t pmu = text.find(
+      "PMU events (pmu/alias/, from sysfs):\n"
+      "  msr:\n    msr/tsc/\n");
   const size_t refused = text.find("Cannot be counted on this machine");
   ASSERT_NE(hw, std::string::npos) << text;
   ASSERT_NE(cache, std::string::npos) << text;
@@ -93,8 +95,7 @@ TEST(FormatEventListTest, GroupedAsPerfListWithRefusedApart) {
   EXPECT_LT(sw, pmu);
   EXPECT_LT(pmu, refused);
   // Refused names only below, grouped by errno in order of first appearance.
-  EXPECT_EQ(text.find("branches"),
-            text.find("    branches, LLC-loads\n") + 4);
+  EXPECT_EQ(text.find("branches"), text.find("    branches, LLC-loads\n") + 4);
   EXPECT_LT(text.find("  ENOENT"), text.find("  EOPNOTSUPP"));
   EXPECT_THAT(text, HasSubstr("    L1-icache-prefetches\n"));
   EXPECT_THAT(text, HasSubstr("5 of 8 events can be counted"));
@@ -109,7 +110,8 @@ TEST(FormatEventListTest, EmptySectionsAreLeftOut) {
   EXPECT_THAT(text, Not(HasSubstr("Hardware events:")));
   EXPECT_THAT(text, Not(HasSubstr("PMU events")));
   EXPECT_THAT(text, HasSubstr("Software events:\n  task-clock\n"));
-  EXPECT_THAT(text, HasSubstr("  ENOENT (no PMU here counts it):\n    cycles\n"));
+  EXPECT_THAT(text,
+              HasSubstr("  ENOENT (no PMU here counts it):\n    cycles\n"));
 }
 
 TEST(FormatEventListTest, LongListsWrapBeforeColumn80) {
@@ -130,10 +132,10 @@ TEST(FormatEventListTest, LongListsWrapBeforeColumn80) {
 TEST(ProbeEventsTest, SoftwareEventsOpenAndUnknownAliasesDoNot) {
   PMUBENCH_SKIP_IF_PERF_NOT_PERMITTED();
   const perf::PmuRegistry pmus = *perf::PmuRegistry::Load();
-  const std::vector<ProbedEvent> probed = ProbeEvents(
-      {{"task-clock", EventGroup::kSoftware, ""},
-       {"nosuchpmu/nosuchevent/", EventGroup::kPmu, "nosuchpmu"}},
-      pmus);
+  const std::vector<ProbedEvent> probed =
+      ProbeEvents({{"task-clock", EventGroup::kSoftware, ""},
+                   {"nosuchpmu/nosuchevent/", EventGroup::kPmu, "nosuchpmu"}},
+                  pmus);
   ASSERT_EQ(probed.size(), 2u);
   EXPECT_TRUE(probed[0].counted) << probed[0].reason;
   EXPECT_FALSE(probed[1].counted);

@@ -47,8 +47,8 @@ TEST(DeriveMetricsTest, CacheEventsGiveMissRatios) {
 // perf list hwcache spells the prefetch pair L1-dcache-prefetches /
 // L1-dcache-prefetch-misses (not "...-prefetchs").
 TEST(DeriveMetricsTest, PrefetchMissRatioUsesThePrefetchesName) {
-  const std::vector<DerivedMetric> derived = DeriveMetrics(
-      {"L1-dcache-prefetches", "L1-dcache-prefetch-misses"});
+  const std::vector<DerivedMetric> derived =
+      DeriveMetrics({"L1-dcache-prefetches", "L1-dcache-prefetch-misses"});
   ASSERT_THAT(Names(derived), ElementsAre("L1-dcache-prefetch-miss-ratio"));
   EXPECT_EQ(derived[0].numerator, 1);
   EXPECT_EQ(derived[0].denominator, 0);

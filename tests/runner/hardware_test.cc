@@ -15,14 +15,15 @@
 // They skip, printing why, where there is no core PMU. scripts/pmu-vm test
 // runs them on an arm64 kernel with QEMU's emulated PMUv3 (-icount: exact
 // counts, one vCPU so threads time-share and per-thread counts stay exact).
+#include <pmubench/pmubench.h>
+
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include <pmubench/pmubench.h>
 #include "framework/runner/plan/event_set.h"
 #include "framework/runner/session/session.h"
 #include "gmock/gmock.h"
@@ -93,9 +94,15 @@ void BM_HwPaused200(State& state) { PausedNops<200, 0>(state); }
 // too few. The pause windows hold Google Benchmark's timer syscalls. So each
 // pausing case runs three times: the best must be exact, none below exact.
 constexpr int kPausedRepetitions = 3;
-PMU_BENCHMARK(BM_HwPaused100)->Iterations(kIterations)->Repetitions(kPausedRepetitions);
-PMU_BENCHMARK(BM_HwPaused100Hidden300)->Iterations(kIterations)->Repetitions(kPausedRepetitions);
-PMU_BENCHMARK(BM_HwPaused200)->Iterations(kIterations)->Repetitions(kPausedRepetitions);
+PMU_BENCHMARK(BM_HwPaused100)
+    ->Iterations(kIterations)
+    ->Repetitions(kPausedRepetitions);
+PMU_BENCHMARK(BM_HwPaused100Hidden300)
+    ->Iterations(kIterations)
+    ->Repetitions(kPausedRepetitions);
+PMU_BENCHMARK(BM_HwPaused200)
+    ->Iterations(kIterations)
+    ->Repetitions(kPausedRepetitions);
 
 // SetUp and TearDown run millions of instructions, none of them counted.
 class HwNopsFixture : public Fixture {
@@ -119,7 +126,8 @@ void BM_HwLongBatch(State& state) {
   const auto n = static_cast<uint64_t>(state.range(0));
   for (auto _ : state) CountedLoop(n);
 }
-constexpr int64_t kPast32Bits = (int64_t{1} << 32) / kCountedLoopInstructions + 100'000;
+constexpr int64_t kPast32Bits =
+    (int64_t{1} << 32) / kCountedLoopInstructions + 100'000;
 PMU_BENCHMARK(BM_HwLongBatch)->Arg(1)->Arg(kPast32Bits)->Iterations(1);
 
 // About 0.2 s of counted work under QEMU's -icount (one instruction per
@@ -188,7 +196,8 @@ class HardwareRunnerTest : public ::testing::Test {
     for (const BenchRun& run : runs) {
       EXPECT_GE(ResidueCount(run, per_iteration), -slack)
           << run.benchmark_name() << ": " << Residue(run, per_iteration);
-      if (ResidueCount(run, per_iteration) < ResidueCount(*best, per_iteration)) {
+      if (ResidueCount(run, per_iteration) <
+          ResidueCount(*best, per_iteration)) {
         best = &run;
       }
     }
@@ -336,9 +345,9 @@ TEST_F(SplitHardwareTest, FourteenEventsTakeTurnsAndEachGroupCountsExactly) {
     }
     EXPECT_EQ(CounterOf(run, internal::kRunningFractionName), 1.0);
     ExpectExact(run, kHundredNopsPerIteration);
-    EXPECT_LE(std::abs(std::llround((CounterOf(run, "r08") -
-                                     kHundredNopsPerIteration) *
-                                    static_cast<double>(run.iterations))),
+    EXPECT_LE(std::abs(std::llround(
+                  (CounterOf(run, "r08") - kHundredNopsPerIteration) *
+                  static_cast<double>(run.iterations))),
               kLoopEntrySlack)
         << filter << ": r08 " << CounterOf(run, "r08");
   }

@@ -134,8 +134,9 @@ TEST_F(WithPmu, BadSpecsNameTheirOrigin) {
   std::vector<CaseRequest> cases = {{"BM_Typo", "t.cc", "page-fautls"}};
   absl::StatusOr<Plan> typo = MakePlan(cases, {}, registry_);
   ASSERT_FALSE(typo.ok());
-  EXPECT_THAT(std::string(typo.status().message()),
-              HasSubstr("PMU_BENCHMARK_WITH_COUNTERS(BM_Typo, \"page-fautls\")"));
+  EXPECT_THAT(
+      std::string(typo.status().message()),
+      HasSubstr("PMU_BENCHMARK_WITH_COUNTERS(BM_Typo, \"page-fautls\")"));
 }
 
 TEST_F(WithPmu, FilteredOutSetsWillNotRun) {
@@ -211,8 +212,10 @@ TEST_F(WithPmu, DefaultSetDropsWhatThePmuLacksOnce) {
   EXPECT_EQ(SetOf(plan, 4), "cycles,instructions");
   EXPECT_FALSE(plan.sets[d].probed) << "the shorter set is probed again";
   ASSERT_THAT(plan.notices, SizeIs(1));
-  EXPECT_THAT(plan.notices[0], HasSubstr("cannot count branches,branch-misses"));
-  EXPECT_THAT(plan.notices[0], HasSubstr("the default set counts cycles,instructions"));
+  EXPECT_THAT(plan.notices[0],
+              HasSubstr("cannot count branches,branch-misses"));
+  EXPECT_THAT(plan.notices[0],
+              HasSubstr("the default set counts cycles,instructions"));
   ASSERT_THAT(plan.sets[d].set.derived, SizeIs(1));
   EXPECT_EQ(plan.sets[d].set.derived[0].name, "IPC");
 
@@ -284,8 +287,8 @@ TEST_F(WithPmu, EveryRefusedSetAndItsCasesAreNamed) {
 TEST_F(WithPmu, OtherFailuresAreErrorsNamingTheOrigin) {
   Plan plan = MakeOrDie({});
   Probes probes(plan.sets.size());
-  probes[plan.case_set[2]] = Failed(
-      absl::FailedPreconditionError("pinned group in error state"));
+  probes[plan.case_set[2]] =
+      Failed(absl::FailedPreconditionError("pinned group in error state"));
   absl::StatusOr<bool> changed = ApplyProbes(plan, probes);
   ASSERT_FALSE(changed.ok());
   EXPECT_THAT(std::string(changed.status().message()),

@@ -1,6 +1,8 @@
 // ProbeSet (probe.h) with real software events: a set opened, checked,
 // calibrated and closed, the events a PMU lacks named, and a set too big
 // for one group split into groups that each open.
+#include "framework/runner/session/probe.h"
+
 #include <linux/perf_event.h>
 
 #include <string>
@@ -10,7 +12,6 @@
 #include "framework/perf/events/pmu.h"
 #include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/plan/event_set.h"
-#include "framework/runner/session/probe.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/runner/counting_test.h"
@@ -63,15 +64,15 @@ TEST_F(ProbeTest, ASetTooBigForOneGroupIsSplitIntoGroupsThatOpen) {
   absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
   ASSERT_TRUE(pmus.ok());
   std::vector<std::string> specs;
-  for (const char* name : {"task-clock", "cpu-clock", "page-faults",
-                           "minor-faults", "major-faults", "context-switches",
-                           "cpu-migrations", "alignment-faults",
-                           "emulation-faults"}) {
+  for (const char* name :
+       {"task-clock", "cpu-clock", "page-faults", "minor-faults",
+        "major-faults", "context-switches", "cpu-migrations",
+        "alignment-faults", "emulation-faults"}) {
     specs.push_back(name);
     specs.push_back(std::string(name) + ":u");
   }
-  absl::StatusOr<internal::EventSet> set = internal::MakeEventSet(
-      absl::StrJoin(specs, ","), *pmus, {});
+  absl::StatusOr<internal::EventSet> set =
+      internal::MakeEventSet(absl::StrJoin(specs, ","), *pmus, {});
   ASSERT_TRUE(set.ok()) << set.status();
   internal::CloseThreadGroup();
   const internal::SetProbe probe = internal::ProbeSet(*set);

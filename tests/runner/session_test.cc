@@ -1,15 +1,17 @@
 // Prepare (session.h) end to end, in-process, with real software events:
 // which set each case counts (--counters, a case's own list, "none", the
 // fallback without a hardware PMU), the context keys and errors.
+#include "framework/runner/session/session.h"
+
+#include <pmubench/pmubench.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include <pmubench/pmubench.h>
 #include "framework/runner/plan/event_set.h"
-#include "framework/runner/session/session.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/runner/counting_test.h"

@@ -9,6 +9,8 @@
 //
 // The range-for loop adds two instructions per iteration (a decrement and a
 // branch: benches/accuracy.cc), so BM_SimNops reads exactly 102.
+#include <pmubench/pmubench.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -20,8 +22,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <pmubench/pmubench.h>
 
 #define PMUBENCH_NOPS(n) asm volatile(".rept " #n "\n\tnop\n\t.endr")
 
@@ -97,7 +97,9 @@ PMU_BENCHMARK(BM_SimProfiled);
 
 // One node per 64-byte line in a random cycle over range(0) bytes.
 void BM_SimChase(pmubench::State& state) {
-  struct alignas(64) Node { Node* next; };
+  struct alignas(64) Node {
+    Node* next;
+  };
   std::vector<Node> nodes(state.range(0) / sizeof(Node));
   std::vector<size_t> order(nodes.size());
   std::iota(order.begin(), order.end(), 0);

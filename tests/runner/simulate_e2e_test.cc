@@ -98,9 +98,9 @@ class SimulateTest : public ::testing::Test {
 };
 
 TEST_F(SimulateTest, EveryLoopFormCountsExactInstructionsPerIteration) {
-  const Result r = Run(
-      "--pmubench_simulate --benchmark_filter='BM_SimNops|BM_SimPaused|"
-      "SimFixture|BM_SimThreads|BM_SimKeepRunning'");
+  const Result r =
+      Run("--pmubench_simulate --benchmark_filter='BM_SimNops|BM_SimPaused|"
+          "SimFixture|BM_SimThreads|BM_SimKeepRunning'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string json = Json();
   EXPECT_EQ(JsonRunField(json, "BM_SimNops", kInstructions), 102);
@@ -122,7 +122,8 @@ TEST_F(SimulateTest, EveryLoopFormCountsExactInstructionsPerIteration) {
   EXPECT_EQ(JsonRunField(json, "BM_SimKeepRunningBatch100", "iterations"),
             4 * 50);
   EXPECT_EQ(ContextValue(json, "pmubench_backend"), "callgrind");
-  EXPECT_THAT(ContextValue(json, "pmubench_valgrind"), HasSubstr("valgrind-3."));
+  EXPECT_THAT(ContextValue(json, "pmubench_valgrind"),
+              HasSubstr("valgrind-3."));
   EXPECT_EQ(ContextValue(json, "pmubench_cache_geometry"), "none");
   EXPECT_THAT(r.err, HasSubstr("SIMULATED by callgrind"));
   EXPECT_THAT(Leftovers(), ::testing::ElementsAre())
@@ -164,16 +165,18 @@ constexpr const char* kHeavyCases[] = {
     "BM_SimHeavyBigBlocks"};
 
 TEST_F(SimulateTest, HeavyCasesCountTheSameAloneAfterOthersAndFromAnyPath) {
-  const std::string flags = "--pmubench_simulate=" + std::string(
-      "cache --benchmark_filter='BM_SimHeavy");
+  const std::string flags =
+      "--pmubench_simulate=" +
+      std::string("cache --benchmark_filter='BM_SimHeavy");
   ASSERT_EQ(Run(flags + "'").exit_code, 0);
   const std::string alone = Json();
   // After the chatty cases, from a copy under a longer path, with a larger
   // environment and a harmless flag more; and the binary of a commit that
   // adds a case (registration and start-up allocate more).
   const std::string far = dir_ + "/" + std::string(120, 'd');
-  ASSERT_EQ(std::system(("mkdir '" + far + "' && cp '" + CasesBinary() +
-                         "' '" + far + "/cases'").c_str()),
+  ASSERT_EQ(std::system(("mkdir '" + far + "' && cp '" + CasesBinary() + "' '" +
+                         far + "/cases'")
+                            .c_str()),
             0);
   for (const std::string& binary : {far + "/cases", CasesMoreBinary()}) {
     SCOPED_TRACE(binary);
@@ -182,7 +185,8 @@ TEST_F(SimulateTest, HeavyCasesCountTheSameAloneAfterOthersAndFromAnyPath) {
         "cd '" + dir_ + "' && PMUBENCH_TEST_PADDING=" + std::string(3000, 'p') +
             " TMPDIR='" + dir_ + "' '" + binary + "' " + flags +
             "|BM_SimChatty|BM_SimAdded' --benchmark_counters_tabular=true "
-            "--benchmark_out='" + out_ + "' --benchmark_out_format=json",
+            "--benchmark_out='" +
+            out_ + "' --benchmark_out_format=json",
         dir_ + "/console");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::string after = Json();
@@ -204,9 +208,9 @@ TEST_F(SimulateTest, HeavyCasesCountTheSameAloneAfterOthersAndFromAnyPath) {
 
 TEST_F(SimulateTest, CacheSimulationSeesMissesAndMispredictions) {
   // Misses averaged over 100 and 200 steps.
-  const Result r = Run(
-      "--pmubench_simulate=cache --pmubench_simulate_iterations=100 "
-      "--benchmark_filter='BM_SimChase|BM_SimBranch'");
+  const Result r =
+      Run("--pmubench_simulate=cache --pmubench_simulate_iterations=100 "
+          "--benchmark_filter='BM_SimChase|BM_SimBranch'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string json = Json();
   const std::string ll = "callgrind/LLC-load-misses/";
@@ -260,9 +264,9 @@ TEST_F(SimulateTest, BadInputIsExit2BeforeAnyRun) {
 }
 
 TEST_F(SimulateTest, ProfilesCountEachFunctionsInstructionsExactly) {
-  const Result r = Run(
-      "--pmubench_simulate --pmubench_profile=instructions "
-      "--benchmark_filter=BM_SimProfiled$");
+  const Result r =
+      Run("--pmubench_simulate --pmubench_profile=instructions "
+          "--benchmark_filter=BM_SimProfiled$");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The measured segment is 2n = 20 steps; each step calls both functions,
   // which differ by 200 nops and nothing else.
@@ -283,20 +287,23 @@ TEST_F(SimulateTest, ProfilesCountEachFunctionsInstructionsExactly) {
 }
 
 TEST_F(SimulateTest, MissingValgrindNamesThePackage) {
-  const Result r = RunShell("PATH=/nonexistent '" + CasesBinary() +
-                                "' --pmubench_simulate",
-                            dir_ + "/console");
+  const Result r =
+      RunShell("PATH=/nonexistent '" + CasesBinary() + "' --pmubench_simulate",
+               dir_ + "/console");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("apt-get install valgrind"));
 }
 
 TEST_F(SimulateTest, CallgrindStartedByHandIsDetected) {
   // The form scripts outside the project use; dumps go to the directory.
-  const Result r = RunShell(
-      "cd '" + dir_ + "' && valgrind -q --tool=callgrind --collect-atstart=no '" +
-          CasesBinary() + "' --benchmark_filter='BM_SimNops|BM_SimThreads' "
-          "--benchmark_out='" + out_ + "' --benchmark_out_format=json",
-      dir_ + "/console");
+  const Result r =
+      RunShell("cd '" + dir_ +
+                   "' && valgrind -q --tool=callgrind --collect-atstart=no '" +
+                   CasesBinary() +
+                   "' --benchmark_filter='BM_SimNops|BM_SimThreads' "
+                   "--benchmark_out='" +
+                   out_ + "' --benchmark_out_format=json",
+               dir_ + "/console");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string json = Json();
   EXPECT_EQ(JsonRunField(json, "BM_SimNops", kInstructions), 102);
@@ -313,11 +320,13 @@ TEST_F(SimulateTest, CallgrindStartedByHandIsDetected) {
 }
 
 TEST_F(SimulateTest, DumpsWhereCallgrindWasToldElsewhereAreAClearError) {
-  const Result r = RunShell(
-      "cd '" + dir_ + "' && valgrind -q --tool=callgrind --collect-atstart=no "
-      "--callgrind-out-file='" + dir_ + "/elsewhere.out' '" + CasesBinary() +
-          "' --benchmark_filter=BM_SimNops",
-      dir_ + "/console");
+  const Result r =
+      RunShell("cd '" + dir_ +
+                   "' && valgrind -q --tool=callgrind --collect-atstart=no "
+                   "--callgrind-out-file='" +
+                   dir_ + "/elsewhere.out' '" + CasesBinary() +
+                   "' --benchmark_filter=BM_SimNops",
+               dir_ + "/console");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr("PMUBENCH_CALLGRIND_OUT"));
 }

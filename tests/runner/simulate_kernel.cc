@@ -13,7 +13,8 @@
 namespace {
 
 void BM_Kernel(pmubench::State& state) {
-  for (auto _ : state) asm volatile(PMUBENCH_NOPS_ASM(100 + PMUBENCH_EXTRA_NOPS));
+  for (auto _ : state)
+    asm volatile(PMUBENCH_NOPS_ASM(100 + PMUBENCH_EXTRA_NOPS));
 }
 PMU_BENCHMARK(BM_Kernel);
 

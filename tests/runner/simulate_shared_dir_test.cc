@@ -121,9 +121,13 @@ class SharedDirTest : public ::testing::Test {
         "mkfifo callgrind.out.$P.zz\n"
         "ln -s /dev/zero callgrind.out.$P.zy\n"
         // A dump labelled as the probe of this run, and as an older one's.
-        "sed \"s/LABEL/pmubench-$P-probe/\" " + aux_ + "/probe "
+        "sed \"s/LABEL/pmubench-$P-probe/\" " +
+        aux_ +
+        "/probe "
         "> callgrind.out.$P.999\n"
-        "sed \"s/LABEL/pmubench-probe/\" " + aux_ + "/probe "
+        "sed \"s/LABEL/pmubench-probe/\" " +
+        aux_ +
+        "/probe "
         "> callgrind.out.$P.998\n";
     if (victims) {
       script += "for n in 1 2 3; do ln -s " + aux_ +
@@ -137,10 +141,12 @@ class SharedDirTest : public ::testing::Test {
   Result PlantAndRunByHand(const std::string& then, const std::string& args) {
     const std::string binary = CasesBinary();
     return RunShell(
-        "cd '" + dir_ + "' && timeout -s KILL 90 sh -c '"
-        "setpriv --reuid=" + std::to_string(kOtherUser) + " --regid=" +
-            std::to_string(kOtherUser) + " --clear-groups sh " + aux_ +
-            "/plant.sh " + dir_ + " $$ && " + then +
+        "cd '" + dir_ +
+            "' && timeout -s KILL 90 sh -c '"
+            "setpriv --reuid=" +
+            std::to_string(kOtherUser) +
+            " --regid=" + std::to_string(kOtherUser) + " --clear-groups sh " +
+            aux_ + "/plant.sh " + dir_ + " $$ && " + then +
             // valgrind's own FIFOs in our directory, should it be killed.
             " TMPDIR=" + aux_ +
             " exec valgrind -q --tool=callgrind --collect-atstart=no " +
@@ -180,8 +186,8 @@ TEST_F(SharedDirTest, ADirectoryOthersCanWriteIsRefusedBeforeTheFirstDump) {
   EXPECT_THAT(r.out, Not(HasSubstr("BM_SimNops")));
   EXPECT_EQ(ReadFile(aux_ + "/victim"), "root only\n")
       << "valgrind wrote a dump through a planted link";
-  EXPECT_THAT(Planted(), ::testing::ElementsAre("1", "2", "3", "998", "999",
-                                                "zy", "zz"))
+  EXPECT_THAT(Planted(),
+              ::testing::ElementsAre("1", "2", "3", "998", "999", "zy", "zz"))
       << "nothing of the other user's is deleted";
 }
 
@@ -197,15 +203,15 @@ TEST_F(SharedDirTest, AnotherUsersFilesInTheDumpDirectoryAreLeftAlone) {
   ASSERT_EQ(::chmod(dir_.c_str(), 01777), 0);
   WritePlanter(/*victims=*/false);
   const std::string out = aux_ + "/out.json";
-  const Result r = PlantAndRunByHand(
-      "chmod 0755 " + dir_ + " &&",
-      "--benchmark_filter=BM_SimNops --benchmark_out=" + out +
-          " --benchmark_out_format=json");
+  const Result r =
+      PlantAndRunByHand("chmod 0755 " + dir_ + " &&",
+                        "--benchmark_filter=BM_SimNops --benchmark_out=" + out +
+                            " --benchmark_out_format=json");
   ASSERT_NE(r.exit_code, kKilledByTimeout) << "the run hung:\n" << r.err;
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(JsonRunField(ReadFile(out), "BM_SimNops",
-                         "callgrind/instructions/"),
-            102);
+  EXPECT_EQ(
+      JsonRunField(ReadFile(out), "BM_SimNops", "callgrind/instructions/"),
+      102);
   EXPECT_THAT(Planted(), ::testing::ElementsAre("998", "999", "zy", "zz"));
 }
 
@@ -243,8 +249,9 @@ TEST_F(SharedDirTest, AKilledRunLeavesNoFifoAndTheNextRunRemovesItsFiles) {
   const std::string binary = CasesBinary();
   const std::string run = "cd '" + tmp + "' && TMPDIR='" + tmp + "' exec " +
                           binary + " --pmubench_simulate ";
-  const pid_t group = StartGroup(run + "--benchmark_filter=BM_SimChase "
-                                       ">/dev/null 2>&1");
+  const pid_t group = StartGroup(run +
+                                 "--benchmark_filter=BM_SimChase "
+                                 ">/dev/null 2>&1");
   ASSERT_GT(group, 0);
   // Killed (as a CI timeout kills a job) once callgrind runs: it has made
   // its output file, and a second later the case is running.
@@ -282,8 +289,8 @@ TEST_F(SharedDirTest, AKilledRunLeavesNoFifoAndTheNextRunRemovesItsFiles) {
   if (root) {
     ASSERT_EQ(::chown(others.c_str(), kOtherUser, kOtherUser), 0);
   }
-  const Result r = RunShell(run + "--benchmark_filter=BM_SimNops$",
-                            aux_ + "/console");
+  const Result r =
+      RunShell(run + "--benchmark_filter=BM_SimNops$", aux_ + "/console");
   ::close(lock);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> kept = Named(tmp, "pmubench-callgrind.");
@@ -315,21 +322,23 @@ TEST_F(SharedDirTest, AFullTmpdirIsNamedBeforeValgrindStarts) {
   ::umount2(tmp.c_str(), MNT_DETACH);
   ::rmdir(tmp.c_str());
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("the file system of $TMPDIR (" + tmp +
-                               ") is full"));
+  EXPECT_THAT(r.err,
+              HasSubstr("the file system of $TMPDIR (" + tmp + ") is full"));
   EXPECT_THAT(r.out, Not(HasSubstr("BM_SimNops")));
 }
 
-TEST_F(SharedDirTest, TheGeometrySimulatedIsRecordedAndOneValgrindRefusesIsNot) {
+TEST_F(SharedDirTest,
+       TheGeometrySimulatedIsRecordedAndOneValgrindRefusesIsNot) {
   const std::string out = aux_ + "/out.json";
   auto run = [&](const std::string& d1) {
-    return RunShell("cd '" + aux_ + "' && TMPDIR='" + aux_ + "' '" +
-                        CasesBinary() + "' --pmubench_simulate=cache "
-                        "--pmubench_simulate_iterations=1 "
-                        "--pmubench_simulate_d1=" + d1 +
-                        " --benchmark_filter=BM_SimNops$ --benchmark_out=" +
-                        out + " --benchmark_out_format=json",
-                    aux_ + "/console");
+    return RunShell(
+        "cd '" + aux_ + "' && TMPDIR='" + aux_ + "' '" + CasesBinary() +
+            "' --pmubench_simulate=cache "
+            "--pmubench_simulate_iterations=1 "
+            "--pmubench_simulate_d1=" +
+            d1 + " --benchmark_filter=BM_SimNops$ --benchmark_out=" + out +
+            " --benchmark_out_format=json",
+        aux_ + "/console");
   };
   // Callgrind writes one way as "direct-mapped".
   const Result r = run("8192,1,64");

@@ -97,9 +97,9 @@ TEST(CallgrindDumpTest, ReadsADirectMappedCacheAsOneWay) {
       "f");
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_EQ(none->i1 + none->d1 + none->ll, "");
-  for (const char* line : {"desc: D1 cache: 8192 B, 64 B, fully mixed\n",
-                           "desc: LL cache: 8 B\n",
-                           "desc: I1 cache: 0 B, 64 B, direct-mapped\n"}) {
+  for (const char* line :
+       {"desc: D1 cache: 8192 B, 64 B, fully mixed\n", "desc: LL cache: 8 B\n",
+        "desc: I1 cache: 0 B, 64 B, direct-mapped\n"}) {
     absl::StatusOr<CallgrindDump> bad = ParseCallgrindDump(
         std::string(line) + "events: Ir\nsummary: 1\n", "/d/f.4");
     ASSERT_FALSE(bad.ok()) << line;
@@ -148,10 +148,9 @@ TEST(CallgrindDumpTest, SelfCostsLeaveOutCallsAndFollowCompressedNames) {
     costs.push_back(c.function + " " + c.file + ":" + std::to_string(c.line) +
                     " " + std::to_string(c.cost));
   }
-  EXPECT_THAT(costs, ElementsAre("outer() /src/a.cc:10 5",
-                                 "outer() /src/a.cc:12 7",
-                                 "outer() /src/a.cc:13 3",
-                                 "inner() /src/b.cc:40 85"));
+  EXPECT_THAT(costs,
+              ElementsAre("outer() /src/a.cc:10 5", "outer() /src/a.cc:12 7",
+                          "outer() /src/a.cc:13 3", "inner() /src/b.cc:40 85"));
 }
 
 std::vector<std::string> CostTexts(const CallgrindDump& dump) {
@@ -192,12 +191,16 @@ TEST(CallgrindDumpTest, InlinedCodeCountsInItsCallerAtItsOwnLines) {
 
 TEST(SegmentProfileTest, TheLongerSegmentLessTheShorterPerLine) {
   const std::vector<CallgrindDump::SelfCost> longer = {
-      {"Work()", "w.cc", 3, 2000}, {"Work()", "w.cc", 4, 600},
-      {"Loop()", "l.cc", 9, 70},   {"Dump()", "d.cc", 1, 50},
+      {"Work()", "w.cc", 3, 2000},
+      {"Work()", "w.cc", 4, 600},
+      {"Loop()", "l.cc", 9, 70},
+      {"Dump()", "d.cc", 1, 50},
       {"Work()", "w.cc", 3, 5}};
   const std::vector<CallgrindDump::SelfCost> shorter = {
-      {"Work()", "w.cc", 3, 1000}, {"Work()", "w.cc", 4, 300},
-      {"Loop()", "l.cc", 9, 40},   {"Dump()", "d.cc", 1, 50},
+      {"Work()", "w.cc", 3, 1000},
+      {"Work()", "w.cc", 4, 300},
+      {"Loop()", "l.cc", 9, 40},
+      {"Dump()", "d.cc", 1, 50},
       {"Once()", "o.cc", 2, 8}};
   const SegmentProfile p = SubtractSegments(longer, shorter, 100, 0);
   std::vector<std::string> deltas;
@@ -235,8 +238,8 @@ std::vector<std::string> Fields(const SimulatedEventSet& set) {
 
 const std::vector<std::string> kInstructionColumns = {"Ir"};
 const std::vector<std::string> kCacheColumns = {
-    "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
-    "Bc", "Bcm", "Bi", "Bim"};
+    "Ir",   "Dr",   "Dw", "I1mr", "D1mr", "D1mw", "ILmr",
+    "DLmr", "DLmw", "Bc", "Bcm",  "Bi",   "Bim"};
 
 TEST(SimulatedEventsTest, InstructionsOnlyWithoutCacheSimulation) {
   absl::StatusOr<SimulatedEventSet> set =
@@ -251,17 +254,16 @@ TEST(SimulatedEventsTest, CacheSimulationGivesPerfNamesAndRatios) {
   ASSERT_TRUE(set.ok()) << set.status();
   EXPECT_THAT(
       Fields(*set),
-      ElementsAre("callgrind/instructions/", "callgrind/L1-dcache-loads/",
-                  "callgrind/L1-dcache-stores/",
-                  "callgrind/L1-dcache-load-misses/",
-                  "callgrind/L1-dcache-store-misses/",
-                  "callgrind/L1-icache-load-misses/",
-                  "callgrind/LLC-load-misses/", "callgrind/LLC-store-misses/",
-                  "callgrind/cache-misses/", "callgrind/branches/",
-                  "callgrind/branch-misses/",
-                  "callgrind/L1-dcache-load-miss-ratio/",
-                  "callgrind/L1-dcache-store-miss-ratio/",
-                  "callgrind/branch-miss-ratio/"));
+      ElementsAre(
+          "callgrind/instructions/", "callgrind/L1-dcache-loads/",
+          "callgrind/L1-dcache-stores/", "callgrind/L1-dcache-load-misses/",
+          "callgrind/L1-dcache-store-misses/",
+          "callgrind/L1-icache-load-misses/", "callgrind/LLC-load-misses/",
+          "callgrind/LLC-store-misses/", "callgrind/cache-misses/",
+          "callgrind/branches/", "callgrind/branch-misses/",
+          "callgrind/L1-dcache-load-miss-ratio/",
+          "callgrind/L1-dcache-store-miss-ratio/",
+          "callgrind/branch-miss-ratio/"));
 }
 
 TEST(SimulatedEventsTest, CountersPickByPerfNameOrField) {
@@ -269,13 +271,14 @@ TEST(SimulatedEventsTest, CountersPickByPerfNameOrField) {
       "branch-misses, callgrind/instructions/,branches,instructions",
       AvailableSimulatedEvents(kCacheColumns));
   ASSERT_TRUE(set.ok()) << set.status();
-  EXPECT_THAT(Fields(*set),
-              ElementsAre("callgrind/branch-misses/", "callgrind/instructions/",
-                          "callgrind/branches/", "callgrind/branch-miss-ratio/"))
+  EXPECT_THAT(
+      Fields(*set),
+      ElementsAre("callgrind/branch-misses/", "callgrind/instructions/",
+                  "callgrind/branches/", "callgrind/branch-miss-ratio/"))
       << "each event once, in the order given, the ratio its inputs allow";
-  EXPECT_TRUE(SelectSimulatedEvents("none",
-                                    AvailableSimulatedEvents(kCacheColumns))
-                  ->events.empty());
+  EXPECT_TRUE(
+      SelectSimulatedEvents("none", AvailableSimulatedEvents(kCacheColumns))
+          ->events.empty());
 }
 
 TEST(SimulatedEventsTest, EventsCallgrindCannotGiveAreErrorsThatSayWhy) {

@@ -22,7 +22,9 @@ TEST(StrictJsonTest, LeavesStringsLiteralsAndNumbersAlone) {
   const std::string json =
       R"({"NaN": "NaN and Infinity", "q": "a \"NaN\" b\\", "t": true, )"
       R"("f": false, "n": null, "e": 1e-5, "E": -2.5E+10, "i": -3, )"
-      R"("u": "\u0001\n", "del": "x)" "\x7f" R"("})";
+      R"("u": "\u0001\n", "del": "x)"
+      "\x7f"
+      R"("})";
   EXPECT_EQ(StrictJson(json), json);
 }
 
@@ -67,13 +69,16 @@ TEST(StrictJsonTest, ReplacesEachMaximalIllFormedSubpart) {
     std::string in;
     std::string out;
   } cases[] = {
-      {"a\xf1\x80\x80\xe1\x80\xc2" "b\x80" "c\x80\xbf" "d",
+      {"a\xf1\x80\x80\xe1\x80\xc2"
+       "b\x80"
+       "c\x80\xbf"
+       "d",
        "a\\ufffd\\ufffd\\ufffdb\\ufffdc\\ufffd\\ufffdd"},
-      {"\xc0\xaf", "\\ufffd\\ufffd"},                     // overlong '/'
-      {"\xe0\x80\xaf", "\\ufffd\\ufffd\\ufffd"},          // overlong
-      {"\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"},          // a surrogate
+      {"\xc0\xaf", "\\ufffd\\ufffd"},                        // overlong '/'
+      {"\xe0\x80\xaf", "\\ufffd\\ufffd\\ufffd"},             // overlong
+      {"\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"},             // a surrogate
       {"\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd"},  // > U+10FFFF
-      {"\xe2\x82", "\\ufffd"},                            // cut short
+      {"\xe2\x82", "\\ufffd"},                               // cut short
       {"\xf0\x9f\x98", "\\ufffd"},
       {"\xe2\x82\x01", "\\ufffd\\u0001"},
   };

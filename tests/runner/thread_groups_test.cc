@@ -5,6 +5,9 @@
 // running would push the running case's group into error state. Measured
 // here with real software events: the perf_event fds the process holds
 // (/proc/self/fd links to anon_inode:[perf_event]) while each case runs.
+#include "framework/runner/measure/thread_groups.h"
+
+#include <pmubench/pmubench.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -14,8 +17,6 @@
 #include <vector>
 
 #include "framework/perf/events/pmu.h"
-#include <pmubench/pmubench.h>
-#include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/plan/event_set.h"
 #include "framework/runner/session/session.h"
 #include "gmock/gmock.h"
@@ -98,8 +99,8 @@ TEST_F(ThreadGroupsTest, OneGroupAtATimeAndNoneForFilteredOutCases) {
   EXPECT_EQ(internal::TimesOpened(KeyOf(kTwo)) - two_before, 2);
   EXPECT_EQ(internal::TimesOpened(KeyOf(kFiltered)) - filtered_before, 0)
       << "the filtered-out case's set was opened";
-  ASSERT_TRUE(Prepare({.counters = "task-clock,page-faults,context-switches"})
-                  .ok());
+  ASSERT_TRUE(
+      Prepare({.counters = "task-clock,page-faults,context-switches"}).ok());
 }
 
 // A hybrid machine's measuring thread is pinned before its group opens: a

@@ -5,12 +5,13 @@
 // perf::kMaxGroupEvents (16) events in one group just as a PMU refuses more
 // than it has counters, so 18 software events are split by the same path:
 // learned by opening, never assumed. Counts stay exact in every group.
+#include <pmubench/pmubench.h>
+
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_join.h"
 #include "framework/perf/counting/counter_group.h"
-#include <pmubench/pmubench.h>
 #include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/session/session.h"
 #include "gmock/gmock.h"
@@ -23,9 +24,9 @@ namespace pmubench {
 namespace {
 
 using ::pmubench::testing::BenchRun;
-using ::pmubench::testing::PrepareOrDie;
 using ::pmubench::testing::CounterOf;
 using ::pmubench::testing::FreshPages;
+using ::pmubench::testing::PrepareOrDie;
 using ::pmubench::testing::RunMatching;
 using ::testing::HasSubstr;
 

@@ -61,8 +61,8 @@ UserReadFacts FactsFor(const OpenedEvent& e, const perf_event_mmap_page* page) {
   facts.page_mapped = page != nullptr;
   facts.perf_user_access = PerfUserAccess();
   facts.x86_rdpmc = ReadIntFile(absl::StrCat(
-      kDefaultSysfsRoot, "/", e.event.core_pmu.empty() ? "cpu" : e.event.core_pmu,
-      "/rdpmc"));
+      kDefaultSysfsRoot, "/",
+      e.event.core_pmu.empty() ? "cpu" : e.event.core_pmu, "/rdpmc"));
   if (page != nullptr) {
     const volatile perf_event_mmap_page* pc = page;
     facts.cap_user_rdpmc = pc->cap_user_rdpmc;
@@ -195,8 +195,8 @@ absl::StatusOr<CounterGroup> CounterGroup::Open(
     absl::Status opened = group.OpenMember(event, options, group_size);
     if (!opened.ok()) return opened;
   }
-  if (absl::Status enabled = group.Toggle(PERF_EVENT_IOC_ENABLE,
-                                          "PERF_EVENT_IOC_ENABLE");
+  if (absl::Status enabled =
+          group.Toggle(PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE");
       !enabled.ok()) {
     return enabled;
   }
@@ -251,9 +251,8 @@ void CounterGroup::ChooseReadMethod(bool use_rdpmc) {
     // As Snapshot reads it (ReadGroupPages): the leader with its times,
     // each member's count alone.
     uint64_t count = 0;
-    readable[i] = page != nullptr &&
-                  (i == 0 ? ReadMmapPage(page).has_value()
-                          : ReadPageCount(page, count));
+    readable[i] = page != nullptr && (i == 0 ? ReadMmapPage(page).has_value()
+                                             : ReadPageCount(page, count));
     if (!readable[i] && first_unreadable < 0) {
       first_unreadable = static_cast<int>(i);
     }
@@ -281,9 +280,10 @@ ssize_t CounterGroup::ReadGroup(GroupSnapshot& out, bool& complete) noexcept {
   ++read_syscalls_;
   const ssize_t got = read(fds_[0].get(), read_buf_.data(), bytes);
   // 0 bytes: a pinned group the PMU could not schedule (error state).
-  complete = got == static_cast<ssize_t>(bytes) &&
-             DecodeGroupRead(read_buf_.data(), n, ids_.data(), out.counts.data(),
-                             &out.time_enabled, &out.time_running);
+  complete =
+      got == static_cast<ssize_t>(bytes) &&
+      DecodeGroupRead(read_buf_.data(), n, ids_.data(), out.counts.data(),
+                      &out.time_enabled, &out.time_running);
   out.used_read_syscall = true;
   return got;
 }
@@ -292,8 +292,8 @@ bool CounterGroup::Snapshot(GroupSnapshot& out) noexcept {
   const size_t n = pages_.size();  // 0 in a moved-from group
   // The user-space path, inlined here: page loads and counter reads only.
   if (all_rdpmc_ && n != 0 &&
-      ReadGroupPages(page_ptrs_.data(), n, out.counts.data(),
-                     out.time_enabled, out.time_running)) {
+      ReadGroupPages(page_ptrs_.data(), n, out.counts.data(), out.time_enabled,
+                     out.time_running)) {
     out.used_read_syscall = false;
     return true;
   }

@@ -56,7 +56,7 @@ struct GroupOptions {
   // kernel where permitted.
   bool exclude_kernel = true;
   bool exclude_hv = true;
-  bool use_rdpmc = true;       // false forces the read(2) path (for tests)
+  bool use_rdpmc = true;  // false forces the read(2) path (for tests)
 };
 
 enum class ReadMethod { kRdpmc, kRead };
@@ -82,7 +82,7 @@ struct GroupDelta {
 // Per-event facts decided at open time, for reporting.
 struct OpenedEvent {
   ResolvedEvent event;
-  perf_event_attr attr{};      // as passed to perf_event_open
+  perf_event_attr attr{};                      // as passed to perf_event_open
   ReadMethod read_method = ReadMethod::kRead;  // rdpmc when the page allows
   // True when the PMU rejected the exclude_* bits (EINVAL; PMUs with
   // PERF_PMU_CAP_NO_EXCLUDE such as msr) and the event was opened without
@@ -159,12 +159,12 @@ class CounterGroup {
   ssize_t ReadGroup(GroupSnapshot& out, bool& complete) noexcept;
 
   std::vector<OpenedEvent> events_;
-  std::vector<ScopedFd> fds_;                  // fds_[0] is the leader
-  std::vector<PageMapping> pages_;             // empty where mmap failed
+  std::vector<ScopedFd> fds_;       // fds_[0] is the leader
+  std::vector<PageMapping> pages_;  // empty where mmap failed
   // pages_[i].get(), contiguous for ReadGroupPages (ChooseReadMethod).
   std::array<const perf_event_mmap_page*, kMaxGroupEvents> page_ptrs_{};
   std::array<uint64_t, kMaxGroupEvents> ids_{};  // PERF_EVENT_IOC_ID per fd
-  bool all_rdpmc_ = false;                     // every page allows rdpmc
+  bool all_rdpmc_ = false;                       // every page allows rdpmc
   uint64_t read_syscalls_ = 0;
   std::array<uint64_t, GroupReadWords(kMaxGroupEvents)> read_buf_{};
 };

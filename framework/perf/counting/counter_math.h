@@ -1,5 +1,6 @@
 // Pure counter arithmetic, kept apart from the syscalls so it is tested
-// everywhere: a counter that is quietly 5% low looks exactly like a correct one.
+// everywhere: a counter that is quietly 5% low looks exactly like a correct
+// one.
 #ifndef PMUBENCH_FRAMEWORK_PERF_COUNTING_COUNTER_MATH_H_
 #define PMUBENCH_FRAMEWORK_PERF_COUNTING_COUNTER_MATH_H_
 
@@ -39,8 +40,8 @@ inline uint64_t SaturatingSub(uint64_t b, uint64_t a) {
 inline double ScaleCount(uint64_t count, uint64_t enabled, uint64_t running) {
   if (running >= enabled) return static_cast<double>(count);
   if (running == 0) return 0.0;
-  return static_cast<double>(count) * (static_cast<double>(enabled) /
-                                       static_cast<double>(running));
+  return static_cast<double>(count) *
+         (static_cast<double>(enabled) / static_cast<double>(running));
 }
 
 // Fraction of the enabled time the counters were on the PMU, in [0, 1];

@@ -127,7 +127,8 @@ struct PageClock {
 // (arm64 sets cap_user_time_short: its counter is narrower than 64 bits.)
 inline uint64_t ElapsedSincePageUpdate(const PageClock& c) {
   uint64_t cyc = c.cyc;
-  if (c.short_cycles) cyc = c.time_cycles + ((cyc - c.time_cycles) & c.time_mask);
+  if (c.short_cycles)
+    cyc = c.time_cycles + ((cyc - c.time_cycles) & c.time_mask);
   return TscToPerfTime(cyc, c.time_shift, c.time_mult, c.time_offset);
 }
 
@@ -175,7 +176,8 @@ template <typename ReadCounter = RdpmcInstruction,
     user_read = pc->cap_user_rdpmc && index != 0;
     if (user_read) {
       const uint16_t width = pc->pmc_width;
-      r.count += static_cast<uint64_t>(SignExtend(read_counter(index - 1), width));
+      r.count +=
+          static_cast<uint64_t>(SignExtend(read_counter(index - 1), width));
     }
     ReadBarrier();
     if (pc->lock == seq) break;
@@ -214,8 +216,8 @@ template <typename ReadCounter = RdpmcInstruction>
     if (__builtin_expect(!pc->cap_user_rdpmc, 0)) return false;
     const uint64_t offset = pc->offset;
     const uint16_t width = pc->pmc_width;
-    const uint64_t value =
-        offset + static_cast<uint64_t>(SignExtend(read_counter(index - 1), width));
+    const uint64_t value = offset + static_cast<uint64_t>(SignExtend(
+                                        read_counter(index - 1), width));
     ReadBarrier();
     if (pc->lock == seq) {
       count = value;

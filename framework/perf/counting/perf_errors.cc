@@ -31,7 +31,8 @@ std::string ErrnoText(int err) {
                       " ", err, ": ", std::strerror(err));
 }
 
-absl::Status NotCountedError(const std::string& what, const ResolvedEvent& event) {
+absl::Status NotCountedError(const std::string& what,
+                             const ResolvedEvent& event) {
   if (event.needs_hardware_pmu && !event.core_pmu.empty()) {
     // The core PMU exists: it lacks this event (arm64 PMUs count only the
     // common events their PMCEID registers advertise).
@@ -41,13 +42,14 @@ absl::Status NotCountedError(const std::string& what, const ResolvedEvent& event
         kDefaultSysfsRoot, "/", event.core_pmu, "/events"));
   }
   if (event.needs_hardware_pmu) {
-    return absl::NotFoundError(absl::StrCat(
-        what, ": the kernel has no PMU that counts this event; ",
-        kNoHardwarePmuRemedy));
+    return absl::NotFoundError(
+        absl::StrCat(what, ": the kernel has no PMU that counts this event; ",
+                     kNoHardwarePmuRemedy));
   }
   return absl::NotFoundError(absl::StrCat(
-      what, ": the kernel does not support this event or an attribute of it "
-            "on this machine (PMU ",
+      what,
+      ": the kernel does not support this event or an attribute of it "
+      "on this machine (PMU ",
       event.pmu_name, "); check `perf list` for what it can count"));
 }
 
@@ -69,8 +71,9 @@ absl::Status TooManyFilesError(const std::string& what) {
   rlimit limit{};
   getrlimit(RLIMIT_NOFILE, &limit);
   return absl::ResourceExhaustedError(absl::StrCat(
-      what, ": too many open files (each event holds one fd; the process "
-            "limit RLIMIT_NOFILE is ",
+      what,
+      ": too many open files (each event holds one fd; the process "
+      "limit RLIMIT_NOFILE is ",
       limit.rlim_cur,
       "); raise it with `ulimit -n 4096` or count fewer events or threads"));
 }
@@ -86,8 +89,8 @@ absl::Status RejectedError(const std::string& what, const ResolvedEvent& event,
         "across runs"));
   }
   if (!event.needs_hardware_pmu &&
-      ReadTrimmedFile(absl::StrCat(kDefaultSysfsRoot, "/", event.pmu_name,
-                                   "/cpumask"))) {
+      ReadTrimmedFile(
+          absl::StrCat(kDefaultSysfsRoot, "/", event.pmu_name, "/cpumask"))) {
     // Uncore-like PMUs (power, uncore_*) refuse per-task events
     // (perf_event_open(2): pid 0 with cpu -1) with EINVAL.
     return absl::InvalidArgumentError(absl::StrCat(
@@ -97,8 +100,9 @@ absl::Status RejectedError(const std::string& what, const ResolvedEvent& event,
         "with `perf stat -a`"));
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      what, ": the PMU rejected this attribute; check the event's terms "
-            "against ",
+      what,
+      ": the PMU rejected this attribute; check the event's terms "
+      "against ",
       kDefaultSysfsRoot, "/", event.pmu_name, "/format and its modifiers"));
 }
 
@@ -139,9 +143,10 @@ absl::Status PerfOpenError(int err, const ResolvedEvent& event, int index,
     case EINVAL:
       return RejectedError(what, event, index, group_size);
     case EBUSY:
-      return absl::UnavailableError(absl::StrCat(
-          what, ": the PMU is held exclusively by another user (another "
-                "profiler or the NMI watchdog?); stop it and retry"));
+      return absl::UnavailableError(
+          absl::StrCat(what,
+                       ": the PMU is held exclusively by another user (another "
+                       "profiler or the NMI watchdog?); stop it and retry"));
     default:
       return absl::InternalError(what);
   }
@@ -179,23 +184,27 @@ bool MayUseFixedCounter(const ResolvedEvent& event, Arch arch) {
 absl::Status GroupErrorStateError(const std::vector<ResolvedEvent>& events,
                                   Arch arch, std::optional<int> counters) {
   const ResolvedEvent* drop = nullptr;
-  for (auto it = events.rbegin(); it != events.rend() && drop == nullptr; ++it) {
+  for (auto it = events.rbegin(); it != events.rend() && drop == nullptr;
+       ++it) {
     if (!MayUseFixedCounter(*it, arch)) drop = &*it;
   }
   std::string advice;
   if (drop != nullptr) {
-    advice = absl::StrCat("drop an event that takes a general-purpose "
-                          "counter, e.g. \"", drop->spec, "\"");
+    advice = absl::StrCat(
+        "drop an event that takes a general-purpose "
+        "counter, e.g. \"",
+        drop->spec, "\"");
   } else {
     advice = "every event here may sit on a fixed counter: drop duplicates";
   }
   const std::string list = absl::StrJoin(
-      events, ",", [](std::string* out, const ResolvedEvent& e) {
-        out->append(e.spec);
-      });
+      events, ",",
+      [](std::string* out, const ResolvedEvent& e) { out->append(e.spec); });
   return absl::FailedPreconditionError(absl::StrCat(
-      "pinned group {", list, "} is in error state: the PMU could not "
-      "schedule its ", events.size(), " events at once (the core PMU has ",
+      "pinned group {", list,
+      "} is in error state: the PMU could not "
+      "schedule its ",
+      events.size(), " events at once (the core PMU has ",
       CounterCountText(arch, counters),
       "; other pinned groups or the NMI watchdog may hold some); ", advice,
       arch == Arch::kArm64 ? " (cycles use the dedicated cycle counter)"

@@ -37,9 +37,9 @@ std::string Arm64Reason(const UserReadFacts& f) {
 }
 
 std::string X86Reason(const UserReadFacts& f) {
-  const std::string file = absl::StrCat(
-      kDefaultSysfsRoot, "/", f.core_pmu.empty() ? "cpu" : f.core_pmu,
-      "/rdpmc");
+  const std::string file =
+      absl::StrCat(kDefaultSysfsRoot, "/",
+                   f.core_pmu.empty() ? "cpu" : f.core_pmu, "/rdpmc");
   if (f.x86_rdpmc && *f.x86_rdpmc == 0) {
     return absl::StrCat("user-space rdpmc is off (", file,
                         " = 0); enable it with `echo 1 > ", file,

@@ -21,8 +21,8 @@ namespace pmubench::perf {
 
 struct UserReadFacts {
   Arch arch = HostArch();
-  std::string spec;      // the event as the user wrote it
-  std::string core_pmu;  // the core PMU counting it; "" when unknown
+  std::string spec;                 // the event as the user wrote it
+  std::string core_pmu;             // the core PMU counting it; "" when unknown
   bool page_mapped = true;          // mmap of its perf_event_mmap_page worked
   bool user_read_term_set = false;  // arm64: resolution set the rdpmc term
   std::optional<int> perf_user_access;  // arm64 sysctl, nullopt when absent

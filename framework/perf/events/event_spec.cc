@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <string_view>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -25,10 +25,9 @@ namespace {
 //         ^
 absl::Status SpecError(absl::StatusCode code, absl::string_view spec,
                        size_t pos, absl::string_view what) {
-  return absl::Status(
-      code, absl::StrCat("event spec \"", spec, "\" at column ", pos + 1, ": ",
-                         what, "\n  ", spec, "\n  ", std::string(pos, ' '),
-                         "^"));
+  return absl::Status(code, absl::StrCat("event spec \"", spec, "\" at column ",
+                                         pos + 1, ": ", what, "\n  ", spec,
+                                         "\n  ", std::string(pos, ' '), "^"));
 }
 
 std::string DidYouMean(const std::vector<std::string>& near) {
@@ -46,16 +45,19 @@ absl::StatusOr<Modifiers> ParseModifiers(absl::string_view text,
   m.user = false;
   m.kernel = false;
   for (size_t i = 0; i < text.size(); ++i) {
-    bool* flag = text[i] == 'u' ? &m.user : text[i] == 'k' ? &m.kernel : nullptr;
+    bool* flag = text[i] == 'u'   ? &m.user
+                 : text[i] == 'k' ? &m.kernel
+                                  : nullptr;
     if (flag == nullptr) {
       return SpecError(absl::StatusCode::kInvalidArgument, spec, pos + i,
                        absl::StrCat("unsupported modifier '", text.substr(i, 1),
                                     "' (valid modifiers: u, k, uk)"));
     }
     if (*flag) {
-      return SpecError(absl::StatusCode::kInvalidArgument, spec, pos + i,
-                       absl::StrCat("modifier '", text.substr(i, 1),
-                                    "' given twice (valid modifiers: u, k, uk)"));
+      return SpecError(
+          absl::StatusCode::kInvalidArgument, spec, pos + i,
+          absl::StrCat("modifier '", text.substr(i, 1),
+                       "' given twice (valid modifiers: u, k, uk)"));
     }
     *flag = true;
   }
@@ -73,7 +75,8 @@ std::optional<uint64_t> ParseNumber(absl::string_view text) {
   uint64_t value = 0;
   const auto [end, ec] =
       std::from_chars(text.data(), text.data() + text.size(), value, base);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (ec != std::errc() || end != text.data() + text.size())
+    return std::nullopt;
   return value;
 }
 
@@ -95,7 +98,9 @@ std::string FormatText(const FormatField& field) {
 }
 
 uint64_t* Word(ResolvedEvent& event, int word) {
-  return word == 0 ? &event.config : word == 1 ? &event.config1 : &event.config2;
+  return word == 0   ? &event.config
+         : word == 1 ? &event.config1
+                     : &event.config2;
 }
 
 // Writes `value` into the field's bits: its low bits fill the first range,
@@ -135,10 +140,10 @@ absl::Status ApplyFormatTerm(const FormatField& field, absl::string_view name,
                              ResolvedEvent& event) {
   const int width = FieldWidth(field);
   if (width < 64 && (value >> width) != 0) {
-    return SpecError(absl::StatusCode::kInvalidArgument, spec, value_pos,
-                     absl::StrCat("value ", value_text, " does not fit term \"",
-                                  name, "\" (", width,
-                                  " bits: ", FormatText(field), ")"));
+    return SpecError(
+        absl::StatusCode::kInvalidArgument, spec, value_pos,
+        absl::StrCat("value ", value_text, " does not fit term \"", name,
+                     "\" (", width, " bits: ", FormatText(field), ")"));
   }
   Deposit(field, value, event);
   return absl::OkStatus();
@@ -155,9 +160,8 @@ absl::Status ApplyAlias(const EventAlias& alias, absl::string_view name,
                      alias.bad_scale, "); count it unscaled with its terms: ",
                      pmu.name, "/", alias.terms, "/"));
   }
-  absl::Status expanded =
-      ApplyTerms(alias.terms, 0, alias.terms, pmu,
-                 /*allow_aliases=*/false, event, written);
+  absl::Status expanded = ApplyTerms(alias.terms, 0, alias.terms, pmu,
+                                     /*allow_aliases=*/false, event, written);
   if (!expanded.ok()) {
     return SpecError(absl::StatusCode::kInvalidArgument, spec, pos,
                      absl::StrCat("alias \"", name, "\" of PMU ", pmu.name,
@@ -223,10 +227,10 @@ absl::Status ApplyTerms(absl::string_view terms, size_t offset,
                         bool allow_aliases, ResolvedEvent& event,
                         std::set<std::string>& written) {
   if (terms.empty()) {
-    return SpecError(absl::StatusCode::kInvalidArgument, spec, offset,
-                     absl::StrCat("no terms between the slashes; write ",
-                                  pmu.name, "/term=value,.../ or ", pmu.name,
-                                  "/alias/"));
+    return SpecError(
+        absl::StatusCode::kInvalidArgument, spec, offset,
+        absl::StrCat("no terms between the slashes; write ", pmu.name,
+                     "/term=value,.../ or ", pmu.name, "/alias/"));
   }
   size_t pos = offset;
   for (absl::string_view term : absl::StrSplit(terms, ',')) {
@@ -295,7 +299,8 @@ absl::StatusOr<ResolvedEvent> ResolveSysfsSpec(absl::string_view spec,
     suffix.remove_prefix(1);
     ++suffix_pos;
   }
-  absl::StatusOr<Modifiers> modifiers = ParseModifiers(suffix, spec, suffix_pos);
+  absl::StatusOr<Modifiers> modifiers =
+      ParseModifiers(suffix, spec, suffix_pos);
   if (!modifiers.ok()) return modifiers.status();
   event.modifiers = *modifiers;
   return event;
@@ -416,7 +421,8 @@ std::vector<std::string> SplitEventList(std::string_view specs_text) {
   for (size_t i = 0; i <= specs.size(); ++i) {
     if (i < specs.size() && specs[i] == '/') inside_pmu = !inside_pmu;
     if (i == specs.size() || (specs[i] == ',' && !inside_pmu)) {
-      out.emplace_back(absl::StripAsciiWhitespace(specs.substr(start, i - start)));
+      out.emplace_back(
+          absl::StripAsciiWhitespace(specs.substr(start, i - start)));
       start = i + 1;
     }
   }
@@ -436,9 +442,9 @@ absl::StatusOr<std::vector<ResolvedEvent>> ResolveEventList(
           "task-clock,page-faults"));
     }
     if (!seen.insert(spec).second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "event list \"", specs, "\" names \"", spec,
-          "\" twice; each event is one JSON field, list it once"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("event list \"", specs, "\" names \"", spec,
+                       "\" twice; each event is one JSON field, list it once"));
     }
     absl::StatusOr<ResolvedEvent> event = ResolveEvent(spec, pmus);
     if (!event.ok()) return event.status();

@@ -54,15 +54,15 @@ struct Modifiers {
 
 // A spec resolved to what perf_event_open needs.
 struct ResolvedEvent {
-  std::string spec;          // exactly as the user wrote it (the JSON name)
-  std::string pmu_name;      // "cpu", "software", "msr", "hw_cache", ...
-  uint32_t type = 0;         // perf_event_attr.type
-  uint64_t config = 0;       // perf_event_attr.config
-  uint64_t config1 = 0;      // perf_event_attr.config1
-  uint64_t config2 = 0;      // perf_event_attr.config2
+  std::string spec;      // exactly as the user wrote it (the JSON name)
+  std::string pmu_name;  // "cpu", "software", "msr", "hw_cache", ...
+  uint32_t type = 0;     // perf_event_attr.type
+  uint64_t config = 0;   // perf_event_attr.config
+  uint64_t config1 = 0;  // perf_event_attr.config1
+  uint64_t config2 = 0;  // perf_event_attr.config2
   Modifiers modifiers;
-  double scale = 1.0;        // sysfs events/<alias>.scale, else 1
-  std::string unit;          // sysfs events/<alias>.unit, else ""
+  double scale = 1.0;  // sysfs events/<alias>.scale, else 1
+  std::string unit;    // sysfs events/<alias>.unit, else ""
   // True when the event needs a hardware PMU (generic hardware, cache, raw,
   // or a core PMU); false for software and uncore-like sysfs PMUs.
   bool needs_hardware_pmu = false;

@@ -69,8 +69,9 @@ void AddCache(std::vector<NamedEvent>& out) {
   for (const auto& [cache, cache_id] : kCaches) {
     for (const Op& op : kOps) {
       const uint64_t base = cache_id | (op.id << 8);
-      out.push_back({std::string(cache) + "-" + op.plural, PERF_TYPE_HW_CACHE,
-                     base | (uint64_t{PERF_COUNT_HW_CACHE_RESULT_ACCESS} << 16)});
+      out.push_back(
+          {std::string(cache) + "-" + op.plural, PERF_TYPE_HW_CACHE,
+           base | (uint64_t{PERF_COUNT_HW_CACHE_RESULT_ACCESS} << 16)});
       out.push_back({std::string(cache) + "-" + op.singular + "-misses",
                      PERF_TYPE_HW_CACHE,
                      base | (uint64_t{PERF_COUNT_HW_CACHE_RESULT_MISS} << 16)});
@@ -125,7 +126,8 @@ std::optional<NamedEvent> FindNamedEvent(std::string_view name) {
     if (e.name == name) return e;
   }
   for (const NamedEvent& e : AllNamedEvents()) {
-    if (e.type == PERF_TYPE_HW_CACHE && absl::EqualsIgnoreCase(e.name, AsAbsl(name))) {
+    if (e.type == PERF_TYPE_HW_CACHE &&
+        absl::EqualsIgnoreCase(e.name, AsAbsl(name))) {
       return e;
     }
   }

@@ -3,7 +3,8 @@
 // (PERF_TYPE_SOFTWARE), spelled as `perf list` prints them.
 //
 //   std::optional<NamedEvent> e = FindNamedEvent("L1-dcache-load-misses");
-//   // e->type == PERF_TYPE_HW_CACHE, e->config == L1D | (READ << 8) | (MISS << 16)
+//   // e->type == PERF_TYPE_HW_CACHE, e->config == L1D | (READ << 8) | (MISS <<
+//   16)
 #ifndef PMUBENCH_FRAMEWORK_PERF_EVENTS_NAMED_EVENTS_H_
 #define PMUBENCH_FRAMEWORK_PERF_EVENTS_NAMED_EVENTS_H_
 
@@ -16,7 +17,7 @@
 namespace pmubench::perf {
 
 struct NamedEvent {
-  std::string name;  // canonical spelling, e.g. "cycles", "LLC-load-misses"
+  std::string name;     // canonical spelling, e.g. "cycles", "LLC-load-misses"
   uint32_t type = 0;    // PERF_TYPE_HARDWARE, PERF_TYPE_HW_CACHE or _SOFTWARE
   uint64_t config = 0;  // without the PMU type bits of hybrid machines
 };

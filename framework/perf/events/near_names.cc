@@ -29,7 +29,8 @@ int EditDistance(std::string_view a, std::string_view b) {
       const int above = row[j];
       const bool same =
           absl::ascii_tolower(a[i - 1]) == absl::ascii_tolower(b[j - 1]);
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      row[j] =
+          std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
       diagonal = above;
     }
   }

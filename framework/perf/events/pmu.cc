@@ -114,7 +114,8 @@ std::map<std::string, FormatField> LoadFormats(const fs::path& dir) {
 
 // One <root>/<pmu> directory; nullopt when it has no numeric type file.
 std::optional<Pmu> LoadPmu(const fs::path& dir) {
-  std::optional<std::string> type_text = ReadTrimmedFile((dir / "type").string());
+  std::optional<std::string> type_text =
+      ReadTrimmedFile((dir / "type").string());
   uint32_t type = 0;
   if (!type_text || !absl::SimpleAtoi(*type_text, &type)) return std::nullopt;
   Pmu pmu;
@@ -123,8 +124,10 @@ std::optional<Pmu> LoadPmu(const fs::path& dir) {
   pmu.formats = LoadFormats(dir / "format");
   pmu.aliases = LoadAliases(dir / "events");
   pmu.is_core = IsCorePmuDirectory(pmu.name, dir, pmu.formats);
-  if (std::optional<std::string> cpus = ReadTrimmedFile((dir / "cpus").string())) {
-    if (absl::StatusOr<std::vector<int>> list = PmuRegistry::ParseCpuList(*cpus);
+  if (std::optional<std::string> cpus =
+          ReadTrimmedFile((dir / "cpus").string())) {
+    if (absl::StatusOr<std::vector<int>> list =
+            PmuRegistry::ParseCpuList(*cpus);
         list.ok()) {
       pmu.cpus = *std::move(list);
     }
@@ -136,7 +139,8 @@ std::optional<Pmu> LoadPmu(const fs::path& dir) {
 
 absl::StatusOr<FormatField> PmuRegistry::ParseFormat(
     std::string_view format_text) {
-  const absl::string_view text = absl::StripAsciiWhitespace(AsAbsl(format_text));
+  const absl::string_view text =
+      absl::StripAsciiWhitespace(AsAbsl(format_text));
   const size_t colon = text.find(':');
   if (colon == absl::string_view::npos) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -186,7 +190,8 @@ absl::StatusOr<std::vector<int>> PmuRegistry::ParseCpuList(
     const size_t dash = part.find('-');
     std::optional<int> lo = ParseCpuNumber(part.substr(0, dash));
     std::optional<int> hi = lo;
-    if (dash != absl::string_view::npos) hi = ParseCpuNumber(part.substr(dash + 1));
+    if (dash != absl::string_view::npos)
+      hi = ParseCpuNumber(part.substr(dash + 1));
     if (!lo || !hi || *hi < *lo) {
       return absl::InvalidArgumentError(absl::StrCat(
           "cpu list \"", Excerpt(text), "\": \"", Excerpt(part),
@@ -212,9 +217,9 @@ absl::StatusOr<PmuRegistry> PmuRegistry::Load(std::string root) {
   fs::directory_iterator it(root, ec);
   if (ec) {
     if (ec == std::errc::no_such_file_or_directory) return registry;
-    return absl::UnavailableError(absl::StrCat(
-        "cannot list PMUs in ", root, ": ", ec.message(),
-        " (is sysfs mounted at /sys?)"));
+    return absl::UnavailableError(absl::StrCat("cannot list PMUs in ", root,
+                                               ": ", ec.message(),
+                                               " (is sysfs mounted at /sys?)"));
   }
   for (const fs::directory_entry& entry : it) {
     if (std::optional<Pmu> pmu = LoadPmu(entry.path())) {
@@ -260,9 +265,9 @@ const Pmu* PmuRegistry::CorePmu() const {
   int best_cpu = -1;
   for (const Pmu* pmu : CorePmus()) {
     if (pmu->name == "cpu_atom") continue;  // x86 E-cores: cpu_core first
-    const int highest =
-        pmu->cpus.empty() ? -1
-                          : *std::max_element(pmu->cpus.begin(), pmu->cpus.end());
+    const int highest = pmu->cpus.empty() ? -1
+                                          : *std::max_element(pmu->cpus.begin(),
+                                                              pmu->cpus.end());
     if (best == nullptr || highest > best_cpu) {
       best = pmu;
       best_cpu = highest;
@@ -283,7 +288,8 @@ absl::StatusOr<std::vector<int>> PmuRegistry::CpuList(
   }
   const fs::path dir = fs::path(root_) / std::string(pmu_name);
   for (const char* file : {"cpus", "cpumask"}) {
-    if (std::optional<std::string> text = ReadTrimmedFile((dir / file).string())) {
+    if (std::optional<std::string> text =
+            ReadTrimmedFile((dir / file).string())) {
       return ParseCpuList(*text);
     }
   }

@@ -69,8 +69,7 @@ class PmuRegistry {
  public:
   // Reads every PMU under `root`. A missing root yields an empty registry
   // (a kernel without perf sysfs still has the generic/software events).
-  static absl::StatusOr<PmuRegistry> Load(
-      std::string root = kDefaultSysfsRoot);
+  static absl::StatusOr<PmuRegistry> Load(std::string root = kDefaultSysfsRoot);
 
   // nullptr when there is no PMU of that name.
   const Pmu* Find(std::string_view name) const;

@@ -36,9 +36,9 @@ bool ParseSample(FieldReader& in, uint64_t sample_type, ParsedRecord& out) {
     out.tid = static_cast<uint32_t>(word >> 32);
   }
   if ((sample_type & PERF_SAMPLE_TIME) && !in.Read(out.time)) return false;
-  for (uint64_t bit : {uint64_t{PERF_SAMPLE_ADDR}, uint64_t{PERF_SAMPLE_ID},
-                       uint64_t{PERF_SAMPLE_STREAM_ID},
-                       uint64_t{PERF_SAMPLE_CPU}}) {
+  for (uint64_t bit :
+       {uint64_t{PERF_SAMPLE_ADDR}, uint64_t{PERF_SAMPLE_ID},
+        uint64_t{PERF_SAMPLE_STREAM_ID}, uint64_t{PERF_SAMPLE_CPU}}) {
     if ((sample_type & bit) && !in.Read(word)) return false;
   }
   if ((sample_type & PERF_SAMPLE_PERIOD) && !in.Read(out.period)) return false;

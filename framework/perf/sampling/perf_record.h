@@ -35,14 +35,14 @@ enum class ParseStatus { kOk, kMalformed, kUnsupportedSampleType };
 
 struct ParsedRecord {
   RecordKind kind = RecordKind::kOther;
-  uint32_t type = 0;   // perf_event_header.type
-  uint16_t misc = 0;   // perf_event_header.misc (PERF_RECORD_MISC_*)
-  uint16_t size = 0;   // perf_event_header.size, header included
+  uint32_t type = 0;  // perf_event_header.type
+  uint16_t misc = 0;  // perf_event_header.misc (PERF_RECORD_MISC_*)
+  uint16_t size = 0;  // perf_event_header.size, header included
   // PERF_RECORD_SAMPLE (fields absent from sample_type stay 0).
   uint64_t ip = 0;
   uint32_t pid = 0;
   uint32_t tid = 0;
-  uint64_t time = 0;   // also PERF_RECORD_THROTTLE/UNTHROTTLE's time
+  uint64_t time = 0;  // also PERF_RECORD_THROTTLE/UNTHROTTLE's time
   uint64_t period = 0;
   // PERF_SAMPLE_CALLCHAIN: innermost first; PERF_CONTEXT_* markers kept
   // (values >= PERF_CONTEXT_MAX). Reused between calls: no allocation once

@@ -13,10 +13,9 @@ namespace {
 // when 0).
 template <typename Entry>
 void KeepTop(std::vector<Entry>& entries, size_t top_n) {
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) {
-                     return a.samples > b.samples;
-                   });
+  std::stable_sort(
+      entries.begin(), entries.end(),
+      [](const Entry& a, const Entry& b) { return a.samples > b.samples; });
   if (top_n != 0 && entries.size() > top_n) entries.resize(top_n);
 }
 
@@ -78,9 +77,9 @@ Profile ProfileBuilder::Finish(const SampleTally& tally, size_t top_n) {
   p.tally = tally;
   p.folded = std::move(folded_);
   auto share = [this](uint64_t n) {
-    return samples_ == 0 ? 0.0
-                         : static_cast<double>(n) /
-                               static_cast<double>(samples_);
+    return samples_ == 0
+               ? 0.0
+               : static_cast<double>(n) / static_cast<double>(samples_);
   };
   std::map<std::string, FunctionSamples> functions;
   for (auto& [symbol, n] : per_function_) {

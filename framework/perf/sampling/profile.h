@@ -43,7 +43,7 @@ struct LineSamples {
 
 struct Profile {
   uint64_t samples = 0;
-  uint64_t period_sum = 0;   // events the samples represent (PERF_SAMPLE_PERIOD)
+  uint64_t period_sum = 0;  // events the samples represent (PERF_SAMPLE_PERIOD)
   SampleTally tally;
   std::vector<FunctionSamples> top;  // most samples first, then by name
   // Most samples first; kernel samples and addresses without line

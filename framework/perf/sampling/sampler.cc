@@ -19,8 +19,8 @@ perf_event_attr SamplingAttr(const ResolvedEvent& event,
                              const SamplerOptions& options) {
   perf_event_attr attr = EventAttr(event, options.exclude_kernel);
   attr.sample_period = options.period;
-  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                     PERF_SAMPLE_PERIOD;
+  attr.sample_type =
+      PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
   if (options.callchain) attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
   attr.disabled = 1;
   attr.exclude_hv = 1;
@@ -30,10 +30,10 @@ perf_event_attr SamplingAttr(const ResolvedEvent& event,
 }
 
 ScopedFd OpenEvent(perf_event_attr* attr) {
-  return ScopedFd(static_cast<int>(syscall(SYS_perf_event_open, attr,
-                                           /*pid=*/0, /*cpu=*/-1,
-                                           /*group_fd=*/-1,
-                                           PERF_FLAG_FD_CLOEXEC)));
+  return ScopedFd(
+      static_cast<int>(syscall(SYS_perf_event_open, attr,
+                               /*pid=*/0, /*cpu=*/-1,
+                               /*group_fd=*/-1, PERF_FLAG_FD_CLOEXEC)));
 }
 
 }  // namespace
@@ -41,9 +41,9 @@ ScopedFd OpenEvent(perf_event_attr* attr) {
 absl::StatusOr<Sampler> Sampler::Open(const ResolvedEvent& event,
                                       const SamplerOptions& options) {
   if (options.period == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sampling ", event.spec, " needs a period of at least 1 (", event.spec,
-        "@1000 samples every 1000 events)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("sampling ", event.spec, " needs a period of at least 1 (",
+                     event.spec, "@1000 samples every 1000 events)"));
   }
   perf_event_attr attr = SamplingAttr(event, options);
   ScopedFd fd = OpenEvent(&attr);
@@ -63,24 +63,25 @@ absl::StatusOr<Sampler> Sampler::Open(const ResolvedEvent& event,
 
 absl::Status Sampler::Enable() {
   if (ioctl(fd_.get(), PERF_EVENT_IOC_ENABLE, 0) == 0) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat(
-      "ioctl(PERF_EVENT_IOC_ENABLE) on a sampling event: ",
-      std::strerror(errno)));
+  return absl::InternalError(
+      absl::StrCat("ioctl(PERF_EVENT_IOC_ENABLE) on a sampling event: ",
+                   std::strerror(errno)));
 }
 
 absl::Status Sampler::Disable() {
   if (ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0) == 0) {
     return absl::OkStatus();
   }
-  return absl::InternalError(absl::StrCat(
-      "ioctl(PERF_EVENT_IOC_DISABLE) on a sampling event: ",
-      std::strerror(errno)));
+  return absl::InternalError(
+      absl::StrCat("ioctl(PERF_EVENT_IOC_DISABLE) on a sampling event: ",
+                   std::strerror(errno)));
 }
 
 void Sampler::Drain(absl::FunctionRef<void(const ParsedRecord&)> on_sample) {
   const DrainResult drained =
       ring_.Drain([&](std::span<const std::byte> bytes) {
-        if (ParseRecord(bytes, attr_.sample_type, record_) != ParseStatus::kOk) {
+        if (ParseRecord(bytes, attr_.sample_type, record_) !=
+            ParseStatus::kOk) {
           ++tally_.malformed;
           return;
         }

@@ -28,10 +28,10 @@
 namespace pmubench::perf {
 
 struct SamplerOptions {
-  uint64_t period = 1;        // events per sample (perf_event_attr.sample_period)
-  bool callchain = false;     // PERF_SAMPLE_CALLCHAIN
+  uint64_t period = 1;     // events per sample (perf_event_attr.sample_period)
+  bool callchain = false;  // PERF_SAMPLE_CALLCHAIN
   bool exclude_kernel = true;
-  int ring_pages_log2 = 10;   // 2^n data pages (4 MiB with 4 KiB pages)
+  int ring_pages_log2 = 10;  // 2^n data pages (4 MiB with 4 KiB pages)
 };
 
 // What the ring held beyond the samples themselves.
@@ -47,11 +47,11 @@ struct SampleTally {
   }
 
   uint64_t samples = 0;
-  uint64_t lost_records = 0;   // PERF_RECORD_LOST records
-  uint64_t lost_samples = 0;   // the sum of their `lost` counts
-  uint64_t throttles = 0;      // PERF_RECORD_THROTTLE
+  uint64_t lost_records = 0;  // PERF_RECORD_LOST records
+  uint64_t lost_samples = 0;  // the sum of their `lost` counts
+  uint64_t throttles = 0;     // PERF_RECORD_THROTTLE
   uint64_t unthrottles = 0;
-  uint64_t malformed = 0;      // records the parser refused, plus resyncs
+  uint64_t malformed = 0;  // records the parser refused, plus resyncs
 };
 
 class Sampler {

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <mutex>
 #include <string_view>
-#include <utility>
 #include <unordered_map>
+#include <utility>
 
 #include "framework/perf/symbols/process_modules.h"
 

@@ -4,10 +4,10 @@
 // pmubench::State where it is a case's parameter, benchmark::Fixture ->
 // pmubench::Fixture, BENCHMARK_MAIN -> PMUBENCH_MAIN).
 //
-//   PMU_BENCHMARK(BM_X)->Arg(8);                  // void BM_X(pmubench::State&)
-//   PMU_BENCHMARK(BM_Templ<int, 8>);              // as BENCHMARK(...)
-//   PMU_BENCHMARK_TEMPLATE(BM_Templ, int, 8);     // also TEMPLATE1, TEMPLATE2
-//   PMU_BENCHMARK_CAPTURE(BM_X, small, 16);
+//   PMU_BENCHMARK(BM_X)->Arg(8);                  // void
+//   BM_X(pmubench::State&) PMU_BENCHMARK(BM_Templ<int, 8>);              // as
+//   BENCHMARK(...) PMU_BENCHMARK_TEMPLATE(BM_Templ, int, 8);     // also
+//   TEMPLATE1, TEMPLATE2 PMU_BENCHMARK_CAPTURE(BM_X, small, 16);
 //   PMU_BENCHMARK_F(Table, Lookup)(pmubench::State& state) { ... }
 //   PMU_BENCHMARK_DEFINE_F(Table, Insert)(pmubench::State& state) { ... }
 //   PMU_BENCHMARK_REGISTER_F(Table, Insert)->Arg(8);
@@ -44,14 +44,14 @@
 #define PMUBENCH_PRIVATE_DECLARE()                          \
   [[maybe_unused]] static ::benchmark::internal::Benchmark* \
   PMUBENCH_PRIVATE_NAME()
-#define PMUBENCH_PRIVATE_NOTE_BUILD()    \
+#define PMUBENCH_PRIVATE_NOTE_BUILD() \
   ::pmubench::internal::NoteCaseBuild(__FILE__, PMUBENCH_PRIVATE_OPTIMIZED)
 
 // Registers the callable `...` (may contain commas: BM_X<int, 8>).
-#define PMUBENCH_PRIVATE_REGISTER(name, counters, ...) \
-  PMUBENCH_PRIVATE_DECLARE() =                         \
-      (PMUBENCH_PRIVATE_NOTE_BUILD(),                  \
-       ::pmubench::internal::RegisterCase(name, (__VA_ARGS__), counters, __FILE__))
+#define PMUBENCH_PRIVATE_REGISTER(name, counters, ...)              \
+  PMUBENCH_PRIVATE_DECLARE() = (PMUBENCH_PRIVATE_NOTE_BUILD(),      \
+                                ::pmubench::internal::RegisterCase( \
+                                    name, (__VA_ARGS__), counters, __FILE__))
 
 // PMU_BENCHMARK(BM_X): BM_X is `void BM_X(pmubench::State&)`; counts the
 // default set (or --counters).
@@ -75,10 +75,10 @@
 
 // PMU_BENCHMARK_CAPTURE(BM_X, label, args...): BM_X(state, args...) under
 // the name "BM_X/label", like BENCHMARK_CAPTURE.
-#define PMU_BENCHMARK_CAPTURE(fn, label, ...)                                 \
-  PMUBENCH_PRIVATE_REGISTER(#fn "/" #label, "",                               \
-                            [](::pmubench::State& pmubench_state) {           \
-                              fn(pmubench_state, __VA_ARGS__);                \
+#define PMU_BENCHMARK_CAPTURE(fn, label, ...)                       \
+  PMUBENCH_PRIVATE_REGISTER(#fn "/" #label, "",                     \
+                            [](::pmubench::State& pmubench_state) { \
+                              fn(pmubench_state, __VA_ARGS__);      \
                             })
 
 // Templated functions, named as Google Benchmark names them ("BM_X<int>").
@@ -106,25 +106,24 @@
   };
 #define PMUBENCH_PRIVATE_DECLARE_F(Base, Method) \
   PMUBENCH_PRIVATE_DECLARE_F_AS(Base, Method, #Base "/" #Method, Base)
-#define PMUBENCH_PRIVATE_TEMPLATE1_DECLARE_F(Base, Method, a) \
-  PMUBENCH_PRIVATE_DECLARE_F_AS(Base, Method,                 \
-                                #Base "<" #a ">/" #Method, Base<a>)
+#define PMUBENCH_PRIVATE_TEMPLATE1_DECLARE_F(Base, Method, a)            \
+  PMUBENCH_PRIVATE_DECLARE_F_AS(Base, Method, #Base "<" #a ">/" #Method, \
+                                Base<a>)
 #define PMUBENCH_PRIVATE_TEMPLATE2_DECLARE_F(Base, Method, a, b) \
-  PMUBENCH_PRIVATE_DECLARE_F_AS(                                 \
-      Base, Method, #Base "<" #a "," #b ">/" #Method, Base<a, b>)
-#define PMUBENCH_PRIVATE_TEMPLATE_DECLARE_F(Base, Method, ...)      \
-  PMUBENCH_PRIVATE_DECLARE_F_AS(Base, Method,                       \
-                                #Base "<" #__VA_ARGS__ ">/" #Method, \
-                                Base<__VA_ARGS__>)
+  PMUBENCH_PRIVATE_DECLARE_F_AS(Base, Method,                    \
+                                #Base "<" #a "," #b ">/" #Method, Base<a, b>)
+#define PMUBENCH_PRIVATE_TEMPLATE_DECLARE_F(Base, Method, ...) \
+  PMUBENCH_PRIVATE_DECLARE_F_AS(                               \
+      Base, Method, #Base "<" #__VA_ARGS__ ">/" #Method, Base<__VA_ARGS__>)
 #define PMUBENCH_PRIVATE_CASE_BODY(Base, Method) \
   void PMUBENCH_PRIVATE_FIXTURE_CLASS(Base, Method)::BenchmarkCase
 
 #define PMU_BENCHMARK_REGISTER_F_WITH_COUNTERS(Base, Method, counters)       \
-  PMUBENCH_PRIVATE_DECLARE() =                                              \
-      (PMUBENCH_PRIVATE_NOTE_BUILD(),                                       \
+  PMUBENCH_PRIVATE_DECLARE() =                                               \
+      (PMUBENCH_PRIVATE_NOTE_BUILD(),                                        \
        ::pmubench::internal::RegisterFixture<PMUBENCH_PRIVATE_FIXTURE_CLASS( \
-           Base, Method)>(                                                  \
-           PMUBENCH_PRIVATE_FIXTURE_CLASS(Base, Method)::kPmubenchCaseName, \
+           Base, Method)>(                                                   \
+           PMUBENCH_PRIVATE_FIXTURE_CLASS(Base, Method)::kPmubenchCaseName,  \
            counters, __FILE__))
 #define PMU_BENCHMARK_REGISTER_F(Base, Method) \
   PMU_BENCHMARK_REGISTER_F_WITH_COUNTERS(Base, Method, "")
@@ -138,7 +137,7 @@
 #define PMU_BENCHMARK_TEMPLATE2_DEFINE_F(Base, Method, a, b) \
   PMUBENCH_PRIVATE_TEMPLATE2_DECLARE_F(Base, Method, a, b)   \
   PMUBENCH_PRIVATE_CASE_BODY(Base, Method)
-#define PMU_BENCHMARK_TEMPLATE_DEFINE_F(Base, Method, ...)          \
+#define PMU_BENCHMARK_TEMPLATE_DEFINE_F(Base, Method, ...)       \
   PMUBENCH_PRIVATE_TEMPLATE_DECLARE_F(Base, Method, __VA_ARGS__) \
   PMUBENCH_PRIVATE_CASE_BODY(Base, Method)
 
@@ -154,7 +153,7 @@
   PMUBENCH_PRIVATE_TEMPLATE2_DECLARE_F(Base, Method, a, b) \
   PMU_BENCHMARK_REGISTER_F(Base, Method);                  \
   PMUBENCH_PRIVATE_CASE_BODY(Base, Method)
-#define PMU_BENCHMARK_TEMPLATE_F(Base, Method, ...)                  \
+#define PMU_BENCHMARK_TEMPLATE_F(Base, Method, ...)              \
   PMUBENCH_PRIVATE_TEMPLATE_DECLARE_F(Base, Method, __VA_ARGS__) \
   PMU_BENCHMARK_REGISTER_F(Base, Method);                        \
   PMUBENCH_PRIVATE_CASE_BODY(Base, Method)
@@ -164,10 +163,8 @@
 // Benchmark's. Linking pmubench_main as well is harmless: its main() is
 // weak. PMU_BENCHMARK_MAIN() is the same, for a replace that also renamed
 // BENCHMARK_MAIN.
-#define PMUBENCH_MAIN()                     \
-  int main(int argc, char** argv) {         \
-    return ::pmubench::RunMain(argc, argv); \
-  }                                         \
+#define PMUBENCH_MAIN()                                                       \
+  int main(int argc, char** argv) { return ::pmubench::RunMain(argc, argv); } \
   int main(int, char**)
 #define PMU_BENCHMARK_MAIN() PMUBENCH_MAIN()
 

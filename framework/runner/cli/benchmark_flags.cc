@@ -22,15 +22,15 @@ using perf::AsAbsl;
 
 enum class Kind {
   kBool,
-  kText,           // any string
-  kSeconds,        // a finite number >= 0
-  kRepetitions,    // a whole number >= 1
-  kVerbosity,      // a whole number >= 0
-  kOutputFormat,   // console, json, csv
-  kTimeUnit,       // ns, us, ms, s (or empty: each case's own)
-  kColor,          // auto or a bool
-  kKeyValues,      // key=value,... with unique keys
-  kPerfCounters,   // Google Benchmark's libpfm counters: not with pmubench
+  kText,          // any string
+  kSeconds,       // a finite number >= 0
+  kRepetitions,   // a whole number >= 1
+  kVerbosity,     // a whole number >= 0
+  kOutputFormat,  // console, json, csv
+  kTimeUnit,      // ns, us, ms, s (or empty: each case's own)
+  kColor,         // auto or a bool
+  kKeyValues,     // key=value,... with unique keys
+  kPerfCounters,  // Google Benchmark's libpfm counters: not with pmubench
 };
 
 struct Rule {
@@ -59,9 +59,9 @@ constexpr Rule kRules[] = {
 };
 
 bool IsBoolWord(std::string_view value) {
-  static const auto* words = new std::set<std::string>{
-      "", "true", "false", "yes", "no", "on", "off", "1", "0", "t", "f",
-      "y", "n"};
+  static const auto* words =
+      new std::set<std::string>{"",  "true", "false", "yes", "no", "on", "off",
+                                "1", "0",    "t",     "f",   "y",  "n"};
   return words->count(absl::AsciiStrToLower(AsAbsl(value))) > 0;
 }
 
@@ -70,8 +70,7 @@ std::optional<long> WholeNumber(const std::string& value) {
   char* end = nullptr;
   errno = 0;
   const long number = std::strtol(value.c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE || number < INT_MIN ||
-      number > INT_MAX) {
+  if (*end != '\0' || errno == ERANGE || number < INT_MIN || number > INT_MAX) {
     return std::nullopt;
   }
   return number;
@@ -171,9 +170,9 @@ absl::Status ValidateBenchmarkFlags(int argc, char** argv) {
     const char* value = std::getenv(env.c_str());
     if (value == nullptr) continue;
     if (std::optional<std::string> problem = Problem(rule.kind, value)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "bad value in the environment: ", env, "=", value,
-          " (the default of --", rule.name, "): ", *problem));
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad value in the environment: ", env, "=", value,
+                       " (the default of --", rule.name, "): ", *problem));
     }
   }
   return absl::OkStatus();

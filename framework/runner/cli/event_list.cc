@@ -22,9 +22,8 @@ namespace {
 // Software events that count nothing (perf_event_open(2): PERF_COUNT_SW_DUMMY
 // carries sideband records; PERF_COUNT_SW_BPF_OUTPUT is written by BPF).
 bool CountsNothing(const perf::NamedEvent& e) {
-  return e.type == PERF_TYPE_SOFTWARE &&
-         (e.config == PERF_COUNT_SW_DUMMY ||
-          e.config == PERF_COUNT_SW_BPF_OUTPUT);
+  return e.type == PERF_TYPE_SOFTWARE && (e.config == PERF_COUNT_SW_DUMMY ||
+                                          e.config == PERF_COUNT_SW_BPF_OUTPUT);
 }
 
 EventGroup GroupOf(uint32_t type) {
@@ -96,8 +95,8 @@ std::vector<EventCandidate> ListCandidates(const perf::PmuRegistry& pmus) {
   for (const std::string& name : pmus.Names()) {
     const perf::Pmu* pmu = pmus.Find(name);
     for (const auto& [alias, unused] : pmu->aliases) {
-      out.push_back({absl::StrCat(name, "/", alias, "/"), EventGroup::kPmu,
-                     name});
+      out.push_back(
+          {absl::StrCat(name, "/", alias, "/"), EventGroup::kPmu, name});
     }
   }
   return out;
@@ -109,7 +108,8 @@ std::vector<ProbedEvent> ProbeEvents(
   std::vector<ProbedEvent> out;
   for (const EventCandidate& c : candidates) {
     ProbedEvent p{c, false, ""};
-    absl::StatusOr<perf::ResolvedEvent> event = perf::ResolveEvent(c.name, pmus);
+    absl::StatusOr<perf::ResolvedEvent> event =
+        perf::ResolveEvent(c.name, pmus);
     if (!event.ok()) {
       p.reason = absl::StrCat("unresolved: ", event.status().message());
       out.push_back(std::move(p));
@@ -120,10 +120,11 @@ std::vector<ProbedEvent> ProbeEvents(
     attr.disabled = 1;
     // A PMU that cannot separate user from kernel (msr) rejects exclude
     // bits; CounterGroup retries the same way.
-    perf::ScopedFd fd(static_cast<int>(syscall(SYS_perf_event_open, &attr, 0,
-                                               -1, -1, PERF_FLAG_FD_CLOEXEC)));
+    perf::ScopedFd fd(static_cast<int>(
+        syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
     if (fd.get() < 0 && errno == EINVAL &&
-        (attr.exclude_kernel || attr.exclude_hv) && !event->modifiers.explicit_) {
+        (attr.exclude_kernel || attr.exclude_hv) &&
+        !event->modifiers.explicit_) {
       attr.exclude_kernel = 0;
       attr.exclude_hv = 0;
       fd = perf::ScopedFd(static_cast<int>(syscall(
@@ -158,7 +159,8 @@ std::string FormatEventList(const std::vector<ProbedEvent>& probed) {
       absl::StrAppend(&section, group == EventGroup::kPmu ? "    " : "  ",
                       p.candidate.name, "\n");
     }
-    if (!section.empty()) absl::StrAppend(&out, GroupTitle(group), ":\n", section);
+    if (!section.empty())
+      absl::StrAppend(&out, GroupTitle(group), ":\n", section);
   }
   // Refused names grouped by reason, reasons in order of first appearance.
   std::vector<std::string> reasons;

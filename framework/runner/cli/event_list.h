@@ -24,7 +24,7 @@ enum class EventGroup { kHardware, kHardwareCache, kSoftware, kPmu };
 struct EventCandidate {
   std::string name;  // as --counters spells it: "cycles", "msr/tsc/"
   EventGroup group = EventGroup::kHardware;
-  std::string pmu;   // kPmu: the sysfs PMU ("msr", "cpu", "power")
+  std::string pmu;  // kPmu: the sysfs PMU ("msr", "cpu", "power")
 };
 
 struct ProbedEvent {

@@ -93,8 +93,8 @@ void RemoveIfStale(int root_fd, const char* name) {
   const pid_t pid = DirectoryPid(name);
   if (pid <= 0 || pid == ::getpid()) return;
   if (::kill(pid, 0) == 0 || errno != ESRCH) return;  // alive, or unknown
-  const int fd = ::openat(root_fd, name,
-                          O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  const int fd =
+      ::openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return;
   struct stat st;
   if (::fstat(fd, &st) == 0 && st.st_uid == ::geteuid() &&
@@ -144,8 +144,8 @@ absl::StatusOr<std::pair<std::string, int>> MakePrivateDirectory() {
                      : ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     return absl::PermissionDeniedError(absl::StrCat(
-        "cannot make a private directory for callgrind's dumps in ", root,
-        ": ", std::strerror(errno), "; set TMPDIR to a writable directory"));
+        "cannot make a private directory for callgrind's dumps in ", root, ": ",
+        std::strerror(errno), "; set TMPDIR to a writable directory"));
   }
   ::flock(fd, LOCK_EX);
   return std::make_pair(std::move(path), fd);
@@ -170,7 +170,8 @@ absl::StatusOr<SimulationMode> ParseSimulationMode(std::string_view value) {
   }
   if (value == "cache") return SimulationMode::kCache;
   return absl::InvalidArgumentError(absl::StrCat(
-      "--pmubench_simulate=", AsAbsl(value), ": give 'instructions' (instructions "
+      "--pmubench_simulate=", AsAbsl(value),
+      ": give 'instructions' (instructions "
       "only, the fastest) or 'cache' (plus simulated caches and branches)"));
 }
 
@@ -199,33 +200,33 @@ absl::Status CheckCacheGeometry(std::string_view flag, std::string_view value) {
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "--", AsAbsl(flag), "=", AsAbsl(value), ": give SIZE,ASSOCIATIVITY,"
+      "--", AsAbsl(flag), "=", AsAbsl(value),
+      ": give SIZE,ASSOCIATIVITY,"
       "LINE_SIZE in bytes as valgrind's --I1/--D1/--LL take them, e.g. "
-      "32768,8,64, with ", problem));
+      "32768,8,64, with ",
+      problem));
 }
 
 std::string GeometryText(const SimulationOptions& options) {
   if (options.mode != SimulationMode::kCache) return "none";
-  return absl::StrCat("I1=", options.i1, " D1=", options.d1, " LL=",
-                      options.ll);
+  return absl::StrCat("I1=", options.i1, " D1=", options.d1,
+                      " LL=", options.ll);
 }
 
-std::vector<std::string> CallgrindCommand(const SimulationOptions& options,
-                                          const std::string& valgrind,
-                                          const std::string& out_base,
-                                          const std::string& exe,
-                                          const std::vector<std::string>& args) {
+std::vector<std::string> CallgrindCommand(
+    const SimulationOptions& options, const std::string& valgrind,
+    const std::string& out_base, const std::string& exe,
+    const std::vector<std::string>& args) {
   std::vector<std::string> command = {
       valgrind, "-q", "--tool=callgrind", "--collect-atstart=no",
       "--separate-threads=yes", absl::StrCat("--callgrind-out-file=", out_base),
       // No gdbserver: its FIFOs in $TMPDIR outlive a killed run.
       "--vgdb=no"};
   if (options.mode == SimulationMode::kCache) {
-    command.insert(command.end(),
-                   {"--cache-sim=yes", "--branch-sim=yes",
-                    absl::StrCat("--I1=", options.i1),
-                    absl::StrCat("--D1=", options.d1),
-                    absl::StrCat("--LL=", options.ll)});
+    command.insert(command.end(), {"--cache-sim=yes", "--branch-sim=yes",
+                                   absl::StrCat("--I1=", options.i1),
+                                   absl::StrCat("--D1=", options.d1),
+                                   absl::StrCat("--LL=", options.ll)});
   }
   command.push_back(exe);
   command.insert(command.end(), args.begin(), args.end());
@@ -257,8 +258,8 @@ absl::StatusOr<int> RunUnderCallgrind(const SimulationOptions& options,
   const std::string exe =
       std::filesystem::read_symlink("/proc/self/exe", error).string();
   if (error) {
-    return absl::InternalError(absl::StrCat(
-        "cannot resolve /proc/self/exe: ", error.message()));
+    return absl::InternalError(
+        absl::StrCat("cannot resolve /proc/self/exe: ", error.message()));
   }
   absl::StatusOr<std::pair<std::string, int>> private_dir =
       MakePrivateDirectory();

@@ -17,10 +17,10 @@ void BatchMeter::Accumulate(SegmentEnd end) noexcept {
     sampling_pause_pair_ = false;
     StateOverhead& overhead = group_.state_overhead;
     for (int i = 0; i < size; ++i) {
-      overhead.pause_pair[i] = overhead.pause_pair_samples == 0
-                                   ? delta.counts[i]
-                                   : std::min(overhead.pause_pair[i],
-                                              delta.counts[i]);
+      overhead.pause_pair[i] =
+          overhead.pause_pair_samples == 0
+              ? delta.counts[i]
+              : std::min(overhead.pause_pair[i], delta.counts[i]);
     }
     ++overhead.pause_pair_samples;
     return;
@@ -38,9 +38,9 @@ double BatchMeter::CorrectedTotal(int index) const {
       overhead.batch[static_cast<int>(form_)];
   // A batch of n segments was paused n - 1 times (or n, when it ended
   // paused): one pause pair each, plus the loop's own start and finish.
-  return perf::SubtractOverhead(
-      totals_[index], (batch.has_value() ? (*batch)[index] : 0.0) +
-                          pauses_ * overhead.pause_pair[index]);
+  return perf::SubtractOverhead(totals_[index],
+                                (batch.has_value() ? (*batch)[index] : 0.0) +
+                                    pauses_ * overhead.pause_pair[index]);
 }
 
 double BatchMeter::ReportedTotal(int index) const {
@@ -50,7 +50,7 @@ double BatchMeter::ReportedTotal(int index) const {
 }
 
 std::optional<BatchTotals::Totals> BatchTotals::Arrive(int threads,
-                                                      const Totals& totals) {
+                                                       const Totals& totals) {
   std::lock_guard<std::mutex> lock(mu_);
   if (arrived_ == 0) sums_.fill(0);
   for (size_t i = 0; i < totals.size(); ++i) sums_[i] += totals[i];

@@ -63,10 +63,12 @@ class BatchMeter {
   }
   void Start() noexcept {
     ok_ &= group_.group.Snapshot(start_);
-    if (next_ != nullptr) [[unlikely]] next_->Start();
+    if (next_ != nullptr) [[unlikely]]
+      next_->Start();
   }
   void Stop() noexcept {
-    if (next_ != nullptr) [[unlikely]] next_->Stop();
+    if (next_ != nullptr) [[unlikely]]
+      next_->Stop();
     ok_ &= group_.group.Snapshot(stop_);
   }
 

@@ -27,8 +27,8 @@ absl::StatusOr<std::vector<CallgrindDump>> SegmentDumps(
   if (!dumps.ok()) return dumps.status();
   if (dumps->size() != 4) {
     return absl::NotFoundError(absl::StrCat(
-        "found ", dumps->size(), " of the batch's 4 callgrind dumps (",
-        label, ") next to ", session.callgrind->base()));
+        "found ", dumps->size(), " of the batch's 4 callgrind dumps (", label,
+        ") next to ", session.callgrind->base()));
   }
   if (threads > 1 && dumps->front().thread == 0) {
     return absl::FailedPreconditionError(

@@ -42,7 +42,8 @@ struct SimulationSession {
 // cannot be read, --pmubench_simulate=cache without cache simulation in the
 // running callgrind, an event callgrind does not simulate.
 absl::StatusOr<const SimulationSession*> StartSimulation(
-    std::string_view counters, const std::optional<SimulationOptions>& requested);
+    std::string_view counters,
+    const std::optional<SimulationOptions>& requested);
 
 // The backend StartSimulation set up, or null (the PMU counts).
 const SimulationSession* ActiveSimulation();

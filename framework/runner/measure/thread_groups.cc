@@ -52,9 +52,9 @@ absl::Status PinThisThread(const std::vector<int>& cpus) {
   }
   if (sched_setaffinity(0, sizeof(mask), &mask) != 0) {
     return absl::ErrnoToStatus(
-        errno, absl::StrCat("sched_setaffinity to CPUs ",
-                            absl::StrJoin(cpus, ","),
-                            " (the core PMU's CPUs of this hybrid machine)"));
+        errno,
+        absl::StrCat("sched_setaffinity to CPUs ", absl::StrJoin(cpus, ","),
+                     " (the core PMU's CPUs of this hybrid machine)"));
   }
   return absl::OkStatus();
 }
@@ -79,9 +79,9 @@ absl::StatusOr<std::unique_ptr<ThreadGroup>> OpenCalibrated(
   if (absl::Status calibrated =
           CalibrateBatchOverhead(*opened, LoopForm::kRangeFor);
       !calibrated.ok()) {
-    return absl::Status(calibrated.code(),
-                        absl::StrCat("events ", set.SpecList(), ": ",
-                                     calibrated.message()));
+    return absl::Status(
+        calibrated.code(),
+        absl::StrCat("events ", set.SpecList(), ": ", calibrated.message()));
   }
   return opened;
 }

@@ -26,8 +26,8 @@ std::string DirectoryOf(const std::string& path) {
 
 absl::Status ErrnoError(const std::string& path, std::string_view what,
                         int error) {
-  return absl::InternalError(absl::StrCat(path, ": ", perf::AsAbsl(what), " failed: ",
-                                          std::strerror(error)));
+  return absl::InternalError(absl::StrCat(path, ": ", perf::AsAbsl(what),
+                                          " failed: ", std::strerror(error)));
 }
 
 // write(2) until all of `content` is written; a short write is retried, so
@@ -178,8 +178,8 @@ absl::Status AtomicFile::Open(const std::string& path) {
   }
   if (::access(dir.c_str(), W_OK) != 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, ": directory '", dir, "' is not writable: ",
-                     std::strerror(errno)));
+        absl::StrCat(path, ": directory '", dir,
+                     "' is not writable: ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }

@@ -11,7 +11,8 @@ namespace pmubench {
 CapturedReporter::CapturedReporter(
     std::unique_ptr<benchmark::BenchmarkReporter> inner, bool strict_json,
     Sink sink)
-    : inner_(std::move(inner)), strict_json_(strict_json),
+    : inner_(std::move(inner)),
+      strict_json_(strict_json),
       sink_(std::move(sink)) {
   inner_->SetOutputStream(&buffer_);
   inner_->SetErrorStream(&buffer_);

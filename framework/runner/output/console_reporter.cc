@@ -34,8 +34,8 @@ std::string WithoutNan(std::string text) {
     if (begin > 0 && text[begin - 1] == '-') --begin;
     size_t end = at + 3;
     if (end < text.size() && text[end] == '%') ++end;
-    const bool starts = begin > 0 && (text[begin - 1] == ' ' ||
-                                      text[begin - 1] == '=');
+    const bool starts =
+        begin > 0 && (text[begin - 1] == ' ' || text[begin - 1] == '=');
     const bool ends = end == text.size() || text[end] == ' ' ||
                       text[end] == '\n' || text[end] == '\033';
     if (!starts || !ends) continue;
@@ -213,9 +213,9 @@ void PmuConsoleReporter::PrintRunData(const Run& run) {
   const bool percent = run.run_type == Run::RT_Aggregate &&
                        run.aggregate_unit == benchmark::kPercentage;
   for (const auto& [name, counter] : ours) {
-    const std::string value =
-        percent ? FormatPercent(counter.value, 2)
-                : FormatCounter(counter.value, UnitOf(name));
+    const std::string value = percent
+                                  ? FormatPercent(counter.value, 2)
+                                  : FormatCounter(counter.value, UnitOf(name));
     if (tabular) {
       out << absl::StrFormat(" %*s", ColumnWidth(name), value);
     } else {

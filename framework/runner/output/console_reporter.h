@@ -1,6 +1,6 @@
 // ConsoleReporter for pmubench runs: Google Benchmark's console table with
-// the counters of each run in event-set order, with their units (count_format.h),
-// and a context header that says what is counted and how.
+// the counters of each run in event-set order, with their units
+// (count_format.h), and a context header that says what is counted and how.
 //
 // Compact (the default): after Google Benchmark's columns and user counters,
 //   "task-clock=812.3ns page-faults=8 context-switches=0"

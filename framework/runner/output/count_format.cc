@@ -18,8 +18,8 @@ CounterUnit UnitOf(std::string_view name_text) {
   absl::string_view name = perf::AsAbsl(name_text);
   // A trailing :u, :k or :uk modifier does not change the unit.
   if (const size_t colon = name.rfind(':');
-      colon != absl::string_view::npos && name.find('/', colon) ==
-                                              absl::string_view::npos) {
+      colon != absl::string_view::npos &&
+      name.find('/', colon) == absl::string_view::npos) {
     name = name.substr(0, colon);
   }
   if (name == "task-clock" || name == "cpu-clock") {

@@ -173,8 +173,8 @@ std::string SimulationHeader(const SimulationFacts& sim) {
       sim.fields.empty() ? std::string("none") : Join(sim.fields, ","), "\n",
       "pmubench: a batch is one loop of a warm-up, then ", sim.iterations,
       " and ", 2 * sim.iterations,
-      " steps, dumped apart; a count is their difference over ",
-      sim.iterations, " (fixed costs cancel); times are valgrind's\n");
+      " steps, dumped apart; a count is their difference over ", sim.iterations,
+      " (fixed costs cancel); times are valgrind's\n");
 }
 
 }  // namespace
@@ -251,8 +251,8 @@ std::string ConsoleHeader(const RunFacts& facts) {
     std::vector<std::string> lists;
     for (const SetFacts& set : facts.sets) lists.push_back(set.SpecList());
     absl::StrAppend(&out, "pmubench ", kVersion, ": counts per iteration of ",
-                    absl::StrJoin(lists, " | "), " (",
-                    ReadMethods(facts), "; on-PMU shown when < 100%)\n");
+                    absl::StrJoin(lists, " | "), " (", ReadMethods(facts),
+                    "; on-PMU shown when < 100%)\n");
     absl::StrAppend(&out,
                     "pmubench: subtracted per batch (the counts of an empty "
                     "range-for batch through State): ",

@@ -28,7 +28,7 @@ namespace internal {
 struct EventFacts {
   std::string spec = "";      // as spelled: the JSON field
   std::string pmu_name = "";  // "cpu", "software", "msr", ...
-  uint32_t type = 0;     // perf_event_attr.type and .config as opened
+  uint32_t type = 0;          // perf_event_attr.type and .config as opened
   uint64_t config = 0;
   perf::ReadMethod read_method = perf::ReadMethod::kRead;
   // Why the event is read with read(2) rather than in user space; empty when
@@ -40,12 +40,12 @@ struct EventFacts {
 
 struct SetFacts {
   std::vector<EventFacts> events;
-  std::vector<double> overhead;       // per event, subtracted per batch
-  std::vector<std::string> derived;   // derived metric names, in order
+  std::vector<double> overhead;      // per event, subtracted per batch
+  std::vector<std::string> derived;  // derived metric names, in order
   // A set split into groups that take turns: each group's spec list, in
   // turn order (the first is timed). Empty: the set is one group.
   std::vector<std::string> groups;
-  std::string SpecList() const;       // "a,b,c"
+  std::string SpecList() const;  // "a,b,c"
 };
 
 // A run counted by callgrind (simulation_session.h) instead of a PMU.

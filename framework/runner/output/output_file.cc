@@ -47,11 +47,11 @@ absl::Status OutputFile::Prepare(std::vector<char*>* args) {
   if (!replaced) args->push_back(rewritten_arg_.data());
 
   const std::string format =
-      FlagOrEnv(argc, args->data(), "benchmark_out_format")
-          .value_or("json");
+      FlagOrEnv(argc, args->data(), "benchmark_out_format").value_or("json");
   std::unique_ptr<benchmark::BenchmarkReporter> inner =
       ReporterForFormat(format);
-  if (format == "json" && json_wrapper_) inner = json_wrapper_(std::move(inner));
+  if (format == "json" && json_wrapper_)
+    inner = json_wrapper_(std::move(inner));
   reporter_ = std::make_unique<CapturedReporter>(
       std::move(inner), format == "json",
       [this](std::string_view text) { content_.append(text); });
@@ -61,8 +61,8 @@ absl::Status OutputFile::Prepare(std::vector<char*>* args) {
 absl::StatusOr<bool> OutputFile::Commit() {
   if (!active() || reporter_->runs() == 0) return false;
   if (absl::Status s = file_.Commit(content_); !s.ok()) {
-    return absl::InternalError(absl::StrCat(
-        "--benchmark_out: ", s.message(), "; no file was written"));
+    return absl::InternalError(absl::StrCat("--benchmark_out: ", s.message(),
+                                            "; no file was written"));
   }
   return true;
 }

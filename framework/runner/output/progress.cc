@@ -58,10 +58,10 @@ std::optional<double> EstimateRemaining(int done, int total, double elapsed) {
 }
 
 std::string ProgressText(int done, int total, double elapsed) {
-  std::string text = total > 0 ? absl::StrCat("pmubench: case ",
-                                              std::min(done + 1, total), " of ",
-                                              total, " running")
-                               : absl::StrCat("pmubench: ", done, " cases done");
+  std::string text =
+      total > 0 ? absl::StrCat("pmubench: case ", std::min(done + 1, total),
+                               " of ", total, " running")
+                : absl::StrCat("pmubench: ", done, " cases done");
   absl::StrAppend(&text, ", ", FormatDuration(elapsed), " elapsed");
   if (std::optional<double> left = EstimateRemaining(done, total, elapsed)) {
     absl::StrAppend(&text, ", about ", FormatDuration(*left), " left");

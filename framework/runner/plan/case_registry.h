@@ -24,7 +24,7 @@ using CaseBody = std::function<void(State&)>;
 struct Case {
   CaseRequest request;  // name, file and the case's own event list
   CaseBody body;
-  int index = 0;        // position in registration order
+  int index = 0;  // position in registration order
   // What Google Benchmark registered for it (the profiling pass re-runs
   // the case through it); null until registration finishes.
   benchmark::internal::Benchmark* family = nullptr;

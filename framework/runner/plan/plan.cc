@@ -38,7 +38,8 @@ std::string NoPmuReason(const perf::PmuRegistry& pmus) {
 std::string SomeNames(const std::vector<std::string>& names) {
   std::vector<std::string> shown(
       names.begin(), names.begin() + std::min<size_t>(3, names.size()));
-  return absl::StrCat(absl::StrJoin(shown, ", "), names.size() > 3 ? ", ..." : "");
+  return absl::StrCat(absl::StrJoin(shown, ", "),
+                      names.size() > 3 ? ", ..." : "");
 }
 
 // Builds the plan's sets, sharing one PlannedSet between cases whose lists
@@ -92,7 +93,8 @@ absl::Status PlanExplicit(PlanBuilder& builder, const std::string& counters,
     return absl::NotFoundError(absl::StrCat(
         origin, ": '", e->spec, "' needs a hardware PMU, but ",
         NoPmuReason(pmus), ". Count software events instead (e.g. --counters=",
-        kSoftwareDefaultEvents, " or msr/tsc/), or run on a machine with a PMU"));
+        kSoftwareDefaultEvents,
+        " or msr/tsc/), or run on a machine with a PMU"));
   }
   for (size_t i = 0; i < case_count; ++i) builder.Assign(i, *index);
   return absl::OkStatus();
@@ -105,9 +107,9 @@ absl::Status PlanPerCase(PlanBuilder& builder,
                          const perf::PmuRegistry& pmus,
                          const std::string& filter) {
   const bool has_hardware = pmus.HasHardwarePmu();
-  absl::StatusOr<int> fallback =
-      builder.Add(has_hardware ? kHardwareDefaultEvents : kSoftwareDefaultEvents,
-                  "the default events");
+  absl::StatusOr<int> fallback = builder.Add(
+      has_hardware ? kHardwareDefaultEvents : kSoftwareDefaultEvents,
+      "the default events");
   if (!fallback.ok()) return fallback.status();
   builder.set(*fallback).is_default = has_hardware;
   bool default_used = false;
@@ -122,8 +124,8 @@ absl::Status PlanPerCase(PlanBuilder& builder,
     }
     if (own == kNoCounters) continue;  // the case turned counting off
     absl::StatusOr<int> index = builder.Add(
-        own, absl::StrCat("PMU_BENCHMARK_WITH_COUNTERS(", cases[i].name,
-                          ", \"", cases[i].counters, "\")"));
+        own, absl::StrCat("PMU_BENCHMARK_WITH_COUNTERS(", cases[i].name, ", \"",
+                          cases[i].counters, "\")"));
     if (!index.ok()) return index.status();
     if (!has_hardware && FirstNeedingHardware(builder.set(*index).set)) {
       builder.Assign(i, *fallback);
@@ -132,7 +134,8 @@ absl::Status PlanPerCase(PlanBuilder& builder,
       builder.Assign(i, *index);
     }
   }
-  if (has_hardware || (!default_used && fallen.empty())) return absl::OkStatus();
+  if (has_hardware || (!default_used && fallen.empty()))
+    return absl::OkStatus();
   std::string replaced =
       default_used ? absl::StrCat("the default ", kHardwareDefaultEvents) : "";
   if (!fallen.empty()) {
@@ -227,9 +230,9 @@ void DropEvents(Plan& plan, int set_index, const std::vector<int>& missing) {
   for (int i : missing) dropped.push_back(set.set.events[i].spec);
   set.set = WithoutEvents(set.set, missing);
   set.probed = false;
-  const std::string who =
-      set.is_default ? std::string("the default set")
-                     : absl::StrCat(SomeNames(CaseNames(plan, set)));
+  const std::string who = set.is_default
+                              ? std::string("the default set")
+                              : absl::StrCat(SomeNames(CaseNames(plan, set)));
   plan.notices.push_back(absl::StrCat(
       "pmubench: ", set.origin, ": this machine's PMU cannot count ",
       absl::StrJoin(dropped, ","), " (not found); ", who, " counts ",

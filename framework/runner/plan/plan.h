@@ -84,7 +84,7 @@ inline constexpr int kNoSet = -1;
 struct Plan {
   std::vector<std::string> case_names;  // per case, as registered
   std::vector<PlannedSet> sets;
-  std::vector<int> case_set;  // per case: an index into sets, or kNoSet
+  std::vector<int> case_set;         // per case: an index into sets, or kNoSet
   std::vector<std::string> notices;  // one line each, "pmubench: ..."
   // Where the core PMU of a hybrid machine counts: the measuring thread is
   // pinned there before it opens a group. Empty: no pinning.
@@ -121,9 +121,8 @@ absl::StatusOr<Plan> MakePlan(const std::vector<CaseRequest>& cases,
 // metric that its split leaves out.
 // Errors: an explicit set that failed, or any failure other than NotFound
 // or PermissionDenied (a malformed attr, more events than counters).
-absl::StatusOr<bool> ApplyProbes(Plan& plan,
-                                 const std::vector<std::optional<SetProbe>>&
-                                     probes);
+absl::StatusOr<bool> ApplyProbes(
+    Plan& plan, const std::vector<std::optional<SetProbe>>& probes);
 
 // Whether a case registered as `name` may run under `filter`
 // (--benchmark_filter syntax: a POSIX extended regex searched in the run

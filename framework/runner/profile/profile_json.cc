@@ -34,8 +34,8 @@ std::string Quoted(const std::string& text) {
 // Per iteration: the segments' delta over the row's divisor, with digits
 // enough for a reader to add them up (each "segment_delta" is exact).
 std::string PerIteration(int64_t delta, int64_t iterations) {
-  return absl::StrFormat("%.9g", static_cast<double>(delta) /
-                                     static_cast<double>(iterations));
+  return absl::StrFormat(
+      "%.9g", static_cast<double>(delta) / static_cast<double>(iterations));
 }
 
 // The function list: the line deltas summed per function.
@@ -54,8 +54,8 @@ std::string PerIterationFunctions(const internal::SegmentProfile& p) {
                    });
   std::string list;
   for (size_t i = 0; i < sorted.size() && i < kMaxPerIterationEntries; ++i) {
-    absl::StrAppend(&list, list.empty() ? "" : ", ", "{\"symbol\": ",
-                    Quoted(sorted[i].first), ", \"count\": ",
+    absl::StrAppend(&list, list.empty() ? "" : ", ",
+                    "{\"symbol\": ", Quoted(sorted[i].first), ", \"count\": ",
                     PerIteration(sorted[i].second, p.iterations),
                     ", \"segment_delta\": ", sorted[i].second, "}");
   }
@@ -66,10 +66,10 @@ std::string PerIterationLines(const internal::SegmentProfile& p) {
   std::string list;
   for (size_t i = 0; i < p.costs.size() && i < kMaxPerIterationEntries; ++i) {
     const internal::SegmentDelta& d = p.costs[i];
-    absl::StrAppend(&list, list.empty() ? "" : ", ", "{\"symbol\": ",
-                    Quoted(d.function), ", \"file\": ", Quoted(d.file),
-                    ", \"line\": ", d.line, ", \"count\": ",
-                    PerIteration(d.delta, p.iterations),
+    absl::StrAppend(&list, list.empty() ? "" : ", ",
+                    "{\"symbol\": ", Quoted(d.function),
+                    ", \"file\": ", Quoted(d.file), ", \"line\": ", d.line,
+                    ", \"count\": ", PerIteration(d.delta, p.iterations),
                     ", \"segment_delta\": ", d.delta, "}");
   }
   return list;
@@ -94,15 +94,17 @@ std::string ProfileJsonFields(const ProfileStore::Entry& entry) {
   const perf::Profile& p = entry.profile;
   std::string list;
   for (const perf::FunctionSamples& f : p.top) {
-    absl::StrAppend(&list, list.empty() ? "" : ", ", "{\"symbol\": ",
-                    Quoted(f.symbol), ", \"samples\": ", f.samples,
+    absl::StrAppend(&list, list.empty() ? "" : ", ",
+                    "{\"symbol\": ", Quoted(f.symbol),
+                    ", \"samples\": ", f.samples,
                     ", \"share\": ", absl::StrFormat("%.6f", f.share), "}");
   }
   std::string lines;
   for (const perf::LineSamples& l : p.lines) {
-    absl::StrAppend(&lines, lines.empty() ? "" : ", ", "{\"symbol\": ",
-                    Quoted(l.symbol), ", \"file\": ", Quoted(l.file),
-                    ", \"line\": ", l.line, ", \"samples\": ", l.samples,
+    absl::StrAppend(&lines, lines.empty() ? "" : ", ",
+                    "{\"symbol\": ", Quoted(l.symbol),
+                    ", \"file\": ", Quoted(l.file), ", \"line\": ", l.line,
+                    ", \"samples\": ", l.samples,
                     ", \"share\": ", absl::StrFormat("%.6f", l.share), "}");
   }
   const char* kSep = ",\n      ";
@@ -111,27 +113,26 @@ std::string ProfileJsonFields(const ProfileStore::Entry& entry) {
     const ProfileSlowdown& s = *entry.slowdown;
     const double ns = 1e9 * s.times.profiled_seconds_per_iteration;
     timing = absl::StrCat(
-        kSep, "\"pmubench_profile_real_time_ns\": ",
-        absl::StrFormat("%.3f", ns), kSep, "\"pmubench_profile_slowdown\": ",
-        absl::StrFormat("%.3f", s.ratio));
+        kSep,
+        "\"pmubench_profile_real_time_ns\": ", absl::StrFormat("%.3f", ns),
+        kSep,
+        "\"pmubench_profile_slowdown\": ", absl::StrFormat("%.3f", s.ratio));
     if (s.warn) {
-      absl::StrAppend(&timing, kSep, "\"pmubench_profile_slowdown_warning\": ",
-                      Quoted(SlowdownWarning(s)), kSep,
-                      "\"pmubench_profile_suggested_period\": ",
-                      s.suggested_period);
+      absl::StrAppend(
+          &timing, kSep,
+          "\"pmubench_profile_slowdown_warning\": ", Quoted(SlowdownWarning(s)),
+          kSep, "\"pmubench_profile_suggested_period\": ", s.suggested_period);
     }
   }
-  return absl::StrCat(kSep, "\"pmubench_profile\": [", list, "]", kSep,
-                      "\"pmubench_profile_lines\": [", lines, "]", kSep,
-                      "\"pmubench_profile_event\": ", Quoted(entry.event),
-                      kSep, "\"pmubench_profile_samples\": ", p.samples, kSep,
-                      "\"pmubench_profile_lost_samples\": ",
-                      p.tally.lost_samples, kSep,
-                      "\"pmubench_profile_throttles\": ", p.tally.throttles,
-                      timing,
-                      entry.per_iteration.has_value()
-                          ? PerIterationFields(*entry.per_iteration)
-                          : std::string());
+  return absl::StrCat(
+      kSep, "\"pmubench_profile\": [", list, "]", kSep,
+      "\"pmubench_profile_lines\": [", lines, "]", kSep,
+      "\"pmubench_profile_event\": ", Quoted(entry.event), kSep,
+      "\"pmubench_profile_samples\": ", p.samples, kSep,
+      "\"pmubench_profile_lost_samples\": ", p.tally.lost_samples, kSep,
+      "\"pmubench_profile_throttles\": ", p.tally.throttles, timing,
+      entry.per_iteration.has_value() ? PerIterationFields(*entry.per_iteration)
+                                      : std::string());
 }
 
 ProfileJsonReporter::ProfileJsonReporter(

@@ -196,20 +196,21 @@ absl::StatusOr<ProfileConfig> ParseProfileFlag(std::string_view flag,
   absl::StatusOr<perf::ResolvedEvent> event =
       perf::ResolveEvent(flag.substr(0, at), pmus);
   if (!event.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--pmubench_profile=", std::string(flag), ": ", event.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--pmubench_profile=", std::string(flag), ": ",
+                     event.status().message()));
   }
   config.event = *std::move(event);
   config.period = DefaultPeriod(config.event);
   if (at != std::string_view::npos) {
     const std::string_view digits = flag.substr(at + 1);
-    auto [end, ec] = std::from_chars(digits.data(),
-                                     digits.data() + digits.size(),
-                                     config.period);
+    auto [end, ec] = std::from_chars(
+        digits.data(), digits.data() + digits.size(), config.period);
     if (ec != std::errc() || end != digits.data() + digits.size() ||
         config.period == 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--pmubench_profile=", std::string(flag), ": the period after '@' must be a "
+          "--pmubench_profile=", std::string(flag),
+          ": the period after '@' must be a "
           "positive integer (events per sample), e.g. cpu-clock@10000"));
     }
   }
@@ -328,7 +329,7 @@ void ProfilingReporter::ProfileRun(const Run& run) {
     unknown_explained_ = true;
   }
   profiles_->Add(name, {absl::StrCat(config_.event.spec, "@", config_.period),
-                       std::move(profile), slowdown, std::nullopt});
+                        std::move(profile), slowdown, std::nullopt});
 }
 
 // Under callgrind: the measured batch's own costs, no extra run.
@@ -344,9 +345,9 @@ void ProfilingReporter::ProfileSimulatedRun(const std::string& name,
   perf::Profile profile = SimulatedProfile(*costs, config_.top);
   PrintProfile(out, config_, profile);
   // No slowdown: the profile is of the measured batch itself.
-  profiles_->Add(name, {"callgrind/instructions/", std::move(profile),
-                        std::nullopt,
-                        internal::TakeSegmentProfile(pmu_case.index)});
+  profiles_->Add(name,
+                 {"callgrind/instructions/", std::move(profile), std::nullopt,
+                  internal::TakeSegmentProfile(pmu_case.index)});
 }
 
 void PrintProfile(std::ostream& out, const ProfileConfig& config,
@@ -394,7 +395,8 @@ std::string UnknownSymbolNote(const perf::Profile& profile) {
   for (const perf::FunctionSamples& f : profile.top) {
     if (f.symbol != perf::kUnknownSymbol) continue;
     return absl::StrCat(
-        "  note: ", perf::kUnknownSymbol, " is code with no symbol pmubench "
+        "  note: ", perf::kUnknownSymbol,
+        " is code with no symbol pmubench "
         "can read: stripped code (a system library's internal functions are "
         "named once its debug package, e.g. libc6-dbg, is installed), JIT "
         "code, or a module without a symbol table\n");

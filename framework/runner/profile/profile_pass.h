@@ -1,8 +1,8 @@
 // The profiling pass of --pmubench_profile=EVENT[@PERIOD]: after a case's
 // measured runs have been reported, the case runs once more, as one batch of
 // the measured run's iteration count, with a sampling event on its main
-// thread (framework/perf/sampling/sampler.h). Its timings are discarded; the measured
-// runs are never touched (no sampling event exists while they run).
+// thread (framework/perf/sampling/sampler.h). Its timings are discarded; the
+// measured runs are never touched (no sampling event exists while they run).
 //
 //   absl::StatusOr<ProfileConfig> config = ParseProfileFlag("cpu-clock@10000");
 //   display = std::make_unique<ProfilingReporter>(std::move(display), *config);
@@ -45,7 +45,7 @@ struct ProfileConfig {
   // Events per sample; 0 under callgrind: every instruction counted.
   uint64_t period = 0;
   bool callchain = false;
-  size_t top = 8;            // functions shown per case
+  size_t top = 8;  // functions shown per case
 };
 
 // "EVENT[@PERIOD]": the event as --counters spells it; PERIOD defaults to

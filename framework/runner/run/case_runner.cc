@@ -26,8 +26,8 @@ namespace {
 // created on first use.
 BatchTotals& TotalsFor(const Case& pmu_case, int turn = 0) {
   static std::mutex mu;
-  static auto* totals = new std::map<std::pair<int, int>,
-                                     std::unique_ptr<BatchTotals>>();
+  static auto* totals =
+      new std::map<std::pair<int, int>, std::unique_ptr<BatchTotals>>();
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = (*totals)[{pmu_case.index, turn}];
   if (slot == nullptr) slot = std::make_unique<BatchTotals>();
@@ -41,8 +41,8 @@ void Fail(benchmark::State& gb_state, const std::string& message) {
 // A batch of a split set that failed before turn `first` ran: this thread
 // still arrives at the later turns' totals (a turn's derived metrics are
 // written at the last thread's arrival), and the run fails with `message`.
-void FailTurns(benchmark::State& gb_state, const Case& pmu_case,
-               size_t first, size_t turns, const std::string& message) {
+void FailTurns(benchmark::State& gb_state, const Case& pmu_case, size_t first,
+               size_t turns, const std::string& message) {
   for (size_t t = first; t < turns; ++t) {
     TotalsFor(pmu_case, static_cast<int>(t)).Arrive(gb_state.threads(), {});
   }
@@ -94,11 +94,10 @@ void CaseRunner::RunTurns(benchmark::State& gb_state, const Case& pmu_case,
   const std::string& name = pmu_case.request.name;
   absl::StatusOr<std::vector<ThreadGroup*>> groups = ThreadTurnGroupsFor(turns);
   if (!groups.ok()) {
-    return FailTurns(gb_state, pmu_case, 0, turns.size(),
-                     absl::StrCat("pmubench: ", name,
-                                  ": cannot open counters on thread ",
-                                  gb_state.thread_index(), ": ",
-                                  groups.status().message()));
+    return FailTurns(
+        gb_state, pmu_case, 0, turns.size(),
+        absl::StrCat("pmubench: ", name, ": cannot open counters on thread ",
+                     gb_state.thread_index(), ": ", groups.status().message()));
   }
   std::optional<double> fraction;
   for (size_t t = 0; t < turns.size(); ++t) {
@@ -140,8 +139,8 @@ void CaseRunner::RunMultiplexed(benchmark::State& gb_state,
     return FailTurns(gb_state, pmu_case, 0, turns.size(),
                      absl::StrCat("pmubench: ", name,
                                   ": cannot count its groups at once on "
-                                  "thread ", gb_state.thread_index(), ": ",
-                                  on.message()));
+                                  "thread ",
+                                  gb_state.thread_index(), ": ", on.message()));
   }
   std::vector<std::unique_ptr<BatchMeter>> meters;
   for (ThreadGroup* group : *groups) {
@@ -194,10 +193,10 @@ void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
   if (!group.ok()) {
     // Still one arrival of this thread for the batch's derived metrics.
     TotalsFor(pmu_case).Arrive(gb_state.threads(), {});
-    return Fail(gb_state, absl::StrCat("pmubench: ", name,
-                                       ": cannot open counters on thread ",
-                                       gb_state.thread_index(), ": ",
-                                       group.status().message()));
+    return Fail(
+        gb_state,
+        absl::StrCat("pmubench: ", name, ": cannot open counters on thread ",
+                     gb_state.thread_index(), ": ", group.status().message()));
   }
   BatchMeter meter(**group);
   profiled.emplace(gb_state.thread_index());

@@ -11,6 +11,8 @@
 // an output file could not be written whole at the end (that file is not
 // left, stderr names it, and the other output files are written all the
 // same).
+#include "framework/runner/run/run_main.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,7 +43,6 @@
 #include "framework/runner/profile/profile_json.h"
 #include "framework/runner/profile/profile_pass.h"
 #include "framework/runner/run/build_info.h"
-#include "framework/runner/run/run_main.h"
 #include "framework/runner/session/session.h"
 #include "framework/runner/simulate/callgrind.h"
 
@@ -104,12 +105,19 @@ ABSL_FLAG(std::string, pmubench_simulate_ll, pmubench::internal::kDefaultLL,
 namespace {
 
 const std::vector<std::string>& OwnFlags() {
-  static const auto* flags = new std::vector<std::string>{
-      "counters", "pmubench_no_rdpmc", "pmubench_multiplex",
-      "pmubench_list_events",
-      "pmubench_profile", "pmubench_profile_callchain", "pmubench_profile_out",
-      "pmubench_simulate", "pmubench_simulate_iterations",
-      "pmubench_simulate_i1", "pmubench_simulate_d1", "pmubench_simulate_ll"};
+  static const auto* flags =
+      new std::vector<std::string>{"counters",
+                                   "pmubench_no_rdpmc",
+                                   "pmubench_multiplex",
+                                   "pmubench_list_events",
+                                   "pmubench_profile",
+                                   "pmubench_profile_callchain",
+                                   "pmubench_profile_out",
+                                   "pmubench_simulate",
+                                   "pmubench_simulate_iterations",
+                                   "pmubench_simulate_i1",
+                                   "pmubench_simulate_d1",
+                                   "pmubench_simulate_ll"};
   return *flags;
 }
 
@@ -124,9 +132,9 @@ SimulationFlags() {
   options.i1 = absl::GetFlag(FLAGS_pmubench_simulate_i1);
   options.d1 = absl::GetFlag(FLAGS_pmubench_simulate_d1);
   options.ll = absl::GetFlag(FLAGS_pmubench_simulate_ll);
-  const bool tuned = options.iterations != 0 ||
-                     options.i1 != pi::kDefaultI1 ||
-                     options.d1 != pi::kDefaultD1 || options.ll != pi::kDefaultLL;
+  const bool tuned = options.iterations != 0 || options.i1 != pi::kDefaultI1 ||
+                     options.d1 != pi::kDefaultD1 ||
+                     options.ll != pi::kDefaultLL;
   if (mode.empty()) {
     if (!tuned) return std::nullopt;
     return absl::InvalidArgumentError(
@@ -142,11 +150,10 @@ SimulationFlags() {
         ": give a whole number from 1 to 1000000000 (0: the default, ",
         pi::kDefaultSimulatedIterations, ")"));
   }
-  for (const auto& [flag, value] :
-       {std::pair<const char*, const std::string&>{"pmubench_simulate_i1",
-                                                   options.i1},
-        {"pmubench_simulate_d1", options.d1},
-        {"pmubench_simulate_ll", options.ll}}) {
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string&>{
+                                        "pmubench_simulate_i1", options.i1},
+                                    {"pmubench_simulate_d1", options.d1},
+                                    {"pmubench_simulate_ll", options.ll}}) {
     if (absl::Status s = pi::CheckCacheGeometry(flag, value); !s.ok()) return s;
   }
   return options;
@@ -200,8 +207,9 @@ int ListEvents(std::string_view program) {
   absl::StatusOr<pmubench::perf::PmuRegistry> pmus =
       pmubench::perf::PmuRegistry::Load();
   if (!pmus.ok()) return BadInput(program, pmus.status().message());
-  std::cout << pmubench::internal::FormatEventList(pmubench::internal::ProbeEvents(
-      pmubench::internal::ListCandidates(*pmus), *pmus));
+  std::cout << pmubench::internal::FormatEventList(
+      pmubench::internal::ProbeEvents(pmubench::internal::ListCandidates(*pmus),
+                                      *pmus));
   if (!pmus->HasHardwarePmu()) {
     std::cerr << "note: this machine exposes no hardware PMU; only software "
                  "events and non-core PMUs (e.g. msr/tsc/) can be counted\n";
@@ -253,7 +261,8 @@ absl::Status CheckSimulatedProfileFlags() {
     }
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "--pmubench_profile=", flag, " under callgrind: give "
+      "--pmubench_profile=", flag,
+      " under callgrind: give "
       "--pmubench_profile=instructions (each function's exact share of the "
       "measured batch's instructions); sampling events, periods and call "
       "chains (--pmubench_profile_callchain, --pmubench_profile_out) need "
@@ -305,18 +314,17 @@ absl::Status OpenFolded(pmubench::AtomicFile& file) {
   if (path.empty()) return absl::OkStatus();
   const std::string resolved = pmubench::ResolveOutputPath(path);
   if (absl::Status s = file.Open(resolved); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--pmubench_profile_out=", path,
-        resolved == path ? "" : " (in $BUILD_WORKING_DIRECTORY)", ": ",
-        s.message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--pmubench_profile_out=", path,
+                     resolved == path ? "" : " (in $BUILD_WORKING_DIRECTORY)",
+                     ": ", s.message()));
   }
   return absl::OkStatus();
 }
 
 // After the run: the folded stacks of every profiled case, written whole to
 // the file OpenFolded opened, or why not.
-int WriteFolded(std::string_view program,
-                benchmark::BenchmarkReporter* display,
+int WriteFolded(std::string_view program, benchmark::BenchmarkReporter* display,
                 pmubench::AtomicFile& file) {
   if (file.path().empty()) return 0;
   auto* profiling = dynamic_cast<pmubench::ProfilingReporter*>(display);

@@ -135,8 +135,8 @@ absl::StatusOr<SessionInfo> PrepareSimulation(SessionState& session,
   session.prepared = true;
 
   SessionInfo info;
-  internal::SimulationFacts facts{(*sim)->valgrind, (*sim)->geometry, {},
-                                  (*sim)->iterations};
+  internal::SimulationFacts facts{
+      (*sim)->valgrind, (*sim)->geometry, {}, (*sim)->iterations};
   for (const internal::SimulatedEvent& e : (*sim)->set.events) {
     facts.fields.push_back(e.field());
   }
@@ -173,11 +173,12 @@ absl::StatusOr<SessionInfo> PrepareLocked(SessionState& session,
   }
   absl::StatusOr<perf::PmuRegistry> pmus = perf::PmuRegistry::Load();
   if (!pmus.ok()) {
-    return absl::Status(pmus.status().code(),
-                        absl::StrCat("reading PMUs from sysfs: ",
-                                     pmus.status().message()));
+    return absl::Status(
+        pmus.status().code(),
+        absl::StrCat("reading PMUs from sysfs: ", pmus.status().message()));
   }
-  if (!options.filter.has_value()) options.filter = benchmark::GetBenchmarkFilter();
+  if (!options.filter.has_value())
+    options.filter = benchmark::GetBenchmarkFilter();
   const std::vector<internal::CaseRequest> cases =
       internal::RegisteredRequests();
   absl::StatusOr<Plan> plan = internal::MakePlan(cases, options, *pmus);

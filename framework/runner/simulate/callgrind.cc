@@ -81,8 +81,9 @@ absl::Status ParseTotals(absl::string_view values, CallgrindDump& dump,
        absl::StrSplit(values, ' ', absl::SkipWhitespace())) {
     uint64_t n = 0;
     if (!absl::SimpleAtoi(v, &n)) {
-      return absl::DataLossError(absl::StrCat(
-          "callgrind dump ", path, ": '", v, "' in its summary is not a count"));
+      return absl::DataLossError(
+          absl::StrCat("callgrind dump ", path, ": '", v,
+                       "' in its summary is not a count"));
     }
     dump.totals.push_back(n);
   }
@@ -139,8 +140,8 @@ class BodyReader {
     const size_t close = text.find(')');
     if (close == absl::string_view::npos) return std::string(text);
     const std::string id(text.substr(1, close - 1));
-    absl::string_view name = absl::StripLeadingAsciiWhitespace(
-        text.substr(close + 1));
+    absl::string_view name =
+        absl::StripLeadingAsciiWhitespace(text.substr(close + 1));
     if (!name.empty()) names[id] = std::string(name);
     return names[id];
   }
@@ -225,8 +226,8 @@ bool IsPartName(absl::string_view name, absl::string_view prefix) {
 bool ReadUpTo(int fd, size_t limit, std::string& text) {
   char buffer[1 << 16];
   while (text.size() < limit) {
-    const ssize_t n = ::read(fd, buffer,
-                             std::min(sizeof(buffer), limit - text.size()));
+    const ssize_t n =
+        ::read(fd, buffer, std::min(sizeof(buffer), limit - text.size()));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return false;
     if (n == 0) break;
@@ -242,22 +243,25 @@ bool ReadUpTo(int fd, size_t limit, std::string& text) {
 absl::StatusOr<std::optional<CallgrindDump>> TakeDumpIfOurs(
     int dir_fd, const std::string& dir, const char* name,
     const std::string& label) {
-  const int fd = ::openat(dir_fd, name,
-                          O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  const int fd =
+      ::openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   struct stat opened;
   std::string text;
-  const bool ours = ::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode) &&
-                    opened.st_uid == ::geteuid() && opened.st_nlink == 1 &&
-                    ReadUpTo(fd, kHeaderBytes, text) &&
-                    absl::StrContains(text, absl::StrCat(
-                        "\ndesc: Trigger: Client Request: ", label, "\n"));
+  const bool ours =
+      ::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode) &&
+      opened.st_uid == ::geteuid() && opened.st_nlink == 1 &&
+      ReadUpTo(fd, kHeaderBytes, text) &&
+      absl::StrContains(
+          text, absl::StrCat("\ndesc: Trigger: Client Request: ", label, "\n"));
   const std::string path = absl::StrCat(dir, "/", name);
   if (ours && opened.st_size > kMaxDumpBytes) {
     ::close(fd);
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "callgrind dump ", path, " is ", opened.st_size, " bytes, more than "
-        "pmubench reads (", kMaxDumpBytes, "); it is left in place"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("callgrind dump ", path, " is ", opened.st_size,
+                     " bytes, more than "
+                     "pmubench reads (",
+                     kMaxDumpBytes, "); it is left in place"));
   }
   const bool read = ours && ReadUpTo(fd, kMaxDumpBytes, text);
   ::close(fd);
@@ -319,13 +323,13 @@ absl::StatusOr<CallgrindDump> ParseCallgrindDump(std::string_view std_text,
     }
   }
   if (dump.events.empty() || !(seen_summary || seen_totals)) {
-    return absl::DataLossError(absl::StrCat(
-        "callgrind dump ", path, " has no 'events:' line or no 'summary:'/"
-        "'totals:' line: not a complete callgrind profile"));
+    return absl::DataLossError(
+        absl::StrCat("callgrind dump ", path,
+                     " has no 'events:' line or no 'summary:'/"
+                     "'totals:' line: not a complete callgrind profile"));
   }
   // 3.19 writes both (summary: the whole dump); later versions totals only.
-  if (absl::Status s =
-          ParseTotals(seen_summary ? summary : totals, dump, path);
+  if (absl::Status s = ParseTotals(seen_summary ? summary : totals, dump, path);
       !s.ok()) {
     return s;
   }
@@ -360,8 +364,9 @@ absl::StatusOr<CallgrindDump> Callgrind::Dump(const std::string& label) {
   if (!dumps.ok()) return dumps.status();
   if (dumps->size() != 1) {
     return absl::NotFoundError(absl::StrCat(
-        "callgrind made ", dumps->size(), " dumps under '", label,
-        "' next to ", base_, " where 1 was expected: pmubench reads dumps at "
+        "callgrind made ", dumps->size(), " dumps under '", label, "' next to ",
+        base_,
+        " where 1 was expected: pmubench reads dumps at "
         "callgrind's default place, callgrind.out.<pid>.<n> in the directory "
         "valgrind started in; if you passed --callgrind-out-file=F to "
         "valgrind, set PMUBENCH_CALLGRIND_OUT=F too, or let "
@@ -379,8 +384,8 @@ absl::StatusOr<std::vector<CallgrindDump>> Callgrind::TakeDumps(
   if (d == nullptr) {
     const int error = errno;
     if (dir_fd >= 0) ::close(dir_fd);
-    return absl::NotFoundError(absl::StrCat(
-        "reading callgrind's dumps in ", dir, ": ", std::strerror(error)));
+    return absl::NotFoundError(absl::StrCat("reading callgrind's dumps in ",
+                                            dir, ": ", std::strerror(error)));
   }
   std::vector<CallgrindDump> dumps;
   absl::Status status;
@@ -415,10 +420,10 @@ absl::Status CheckDumpDirectory(const std::string& base) {
     problem = absl::StrCat("belongs to uid ", st.st_uid, ", not to you (uid ",
                            ::geteuid(), ")");
   } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    problem = absl::StrFormat("can be written by %s (mode %04o)",
-                              (st.st_mode & S_IWOTH) != 0 ? "every user"
-                                                          : "its group",
-                              st.st_mode & 07777);
+    problem = absl::StrFormat(
+        "can be written by %s (mode %04o)",
+        (st.st_mode & S_IWOTH) != 0 ? "every user" : "its group",
+        st.st_mode & 07777);
   } else {
     return absl::OkStatus();
   }
@@ -441,7 +446,8 @@ std::string CallgrindOutputBase() {
   base = absl::StrReplaceAll(base, {{"%p", absl::StrCat(getpid())}});
   if (!base.empty() && base[0] != '/') {
     char cwd[4096];
-    if (getcwd(cwd, sizeof(cwd)) != nullptr) base = absl::StrCat(cwd, "/", base);
+    if (getcwd(cwd, sizeof(cwd)) != nullptr)
+      base = absl::StrCat(cwd, "/", base);
   }
   return base;
 }

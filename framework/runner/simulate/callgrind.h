@@ -30,14 +30,14 @@ namespace pmubench::internal {
 // One dump file, as callgrind 3.19 writes it (the Valgrind manual, "Callgrind
 // Format Specification"): the header lines pmubench reads.
 struct CallgrindDump {
-  std::string creator;               // "callgrind-3.19.0"
-  int64_t part = 0;                  // "part:": the dump's number in the run
-  int64_t thread = 0;                // "thread:" (--separate-threads=yes), or 0
-  std::string trigger;               // "desc: Trigger:", e.g. "Client
-                                     // Request: pmubench-12-7"
-  std::vector<std::string> events;   // "events:" line: Ir Dr Dw I1mr ...
-  std::vector<uint64_t> totals;      // "summary:" (else "totals:"), one per
-                                     // event; trailing zeros filled in
+  std::string creator;              // "callgrind-3.19.0"
+  int64_t part = 0;                 // "part:": the dump's number in the run
+  int64_t thread = 0;               // "thread:" (--separate-threads=yes), or 0
+  std::string trigger;              // "desc: Trigger:", e.g. "Client
+                                    // Request: pmubench-12-7"
+  std::vector<std::string> events;  // "events:" line: Ir Dr Dw I1mr ...
+  std::vector<uint64_t> totals;     // "summary:" (else "totals:"), one per
+                                    // event; trailing zeros filled in
   // "desc: I1 cache: 32768 B, 64 B, 8-way associative" as "32768,8,64"
   // (size, associativity, line size: valgrind's --I1 syntax); empty without
   // cache simulation.

@@ -41,8 +41,8 @@ inline constexpr bool kCallgrindRequestsSupported = false;
 // `label`, and zeroes them.
 __attribute__((always_inline)) inline void CallgrindDumpStatsAt(
     const char* label) {
-  volatile uint64_t args[6] = {kCallgrindDumpStatsAt,
-                               reinterpret_cast<uint64_t>(label), 0, 0, 0, 0};
+  volatile uint64_t args[6] = {
+      kCallgrindDumpStatsAt, reinterpret_cast<uint64_t>(label), 0, 0, 0, 0};
 #if defined(__x86_64__)
   // Below the red zone, %rax and %rdx kept; %rdi rotated by 128 bits in all.
   asm volatile(

@@ -37,11 +37,10 @@ const std::vector<SimulatedEvent>& AllEvents() {
 
 bool HasColumns(const SimulatedEvent& event,
                 const std::vector<std::string>& columns) {
-  return std::all_of(event.columns.begin(), event.columns.end(),
-                     [&](const std::string& c) {
-                       return std::find(columns.begin(), columns.end(), c) !=
-                              columns.end();
-                     });
+  return std::all_of(
+      event.columns.begin(), event.columns.end(), [&](const std::string& c) {
+        return std::find(columns.begin(), columns.end(), c) != columns.end();
+      });
 }
 
 std::vector<std::string> Names(const std::vector<SimulatedEvent>& events) {
@@ -52,15 +51,18 @@ std::vector<std::string> Names(const std::vector<SimulatedEvent>& events) {
 
 std::string Unavailable(absl::string_view name,
                         const std::vector<SimulatedEvent>& available) {
-  std::string why = absl::StrCat(
-      "--counters: '", name, "' is not an event callgrind simulates in this "
-      "run (simulated: ", absl::StrJoin(Names(available), ","), ")");
+  std::string why =
+      absl::StrCat("--counters: '", name,
+                   "' is not an event callgrind simulates in this "
+                   "run (simulated: ",
+                   absl::StrJoin(Names(available), ","), ")");
   const bool cache_event =
       std::any_of(AllEvents().begin(), AllEvents().end(),
                   [&](const SimulatedEvent& e) { return e.name == name; });
   if (cache_event) {
-    absl::StrAppend(&why, "; cache and branch events need "
-                          "--pmubench_simulate=cache");
+    absl::StrAppend(&why,
+                    "; cache and branch events need "
+                    "--pmubench_simulate=cache");
   } else if (std::vector<std::string> near =
                  perf::NearNames(AsStd(name), Names(AllEvents()));
              !near.empty()) {
@@ -95,15 +97,15 @@ absl::StatusOr<SimulatedEventSet> SelectSimulatedEvents(
       if (absl::ConsumePrefix(&name, "callgrind/")) {
         absl::ConsumeSuffix(&name, "/");
       }
-      auto it = std::find_if(
-          available.begin(), available.end(),
-          [&](const SimulatedEvent& e) { return e.name == name; });
+      auto it =
+          std::find_if(available.begin(), available.end(),
+                       [&](const SimulatedEvent& e) { return e.name == name; });
       if (it == available.end()) {
         return absl::InvalidArgumentError(Unavailable(name, available));
       }
-      const bool listed = std::any_of(
-          set.events.begin(), set.events.end(),
-          [&](const SimulatedEvent& e) { return e.name == name; });
+      const bool listed =
+          std::any_of(set.events.begin(), set.events.end(),
+                      [&](const SimulatedEvent& e) { return e.name == name; });
       if (!listed) set.events.push_back(*it);
     }
   }

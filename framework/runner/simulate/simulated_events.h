@@ -27,7 +27,7 @@ struct SimulatedEvent {
 
 // A ratio of two simulated events ("callgrind/branch-miss-ratio/").
 struct SimulatedRatio {
-  std::string name;  // "branch-miss-ratio"
+  std::string name;   // "branch-miss-ratio"
   int numerator = 0;  // indices into the event list
   int denominator = 0;
   std::string field() const { return "callgrind/" + name + "/"; }
