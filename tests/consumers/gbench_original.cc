@@ -5,6 +5,7 @@
 //
 // Every case touches a known number of fresh pages per iteration, so its
 // page-faults per iteration are exact.
+#include "benchmark/benchmark.h"
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,7 +14,6 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "benchmark/benchmark.h"
 
 namespace {
 
