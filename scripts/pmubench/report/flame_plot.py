@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 from html import escape as _html_escape
+from typing import Any
 
 from pmubench.runs.folded import Frame
 
@@ -64,11 +65,14 @@ def _label(name: str, width: float) -> str:
     return name if len(name) <= fits else name[:fits - 2] + ".."
 
 
-def flame_svg(root: Frame, title: str) -> tuple[str, int]:
-    """The SVG text, and how many frames were too narrow to draw."""
-    boxes: list[tuple[int, float, float, Frame]] = []   # depth, x, width, frame
+def layout(root) -> tuple[list[tuple[int, float, float, Any]], int]:
+    """Where each frame of a tree goes: (depth, x, width, frame) boxes, the
+    root at depth 0, and how many frames were too narrow to draw. A frame
+    is anything with a name, a total (its width) and ordered_children():
+    folded.Frame, or diff_flame.DiffNode (widths from the head)."""
+    boxes: list[tuple[int, float, float, Any]] = []
     hidden = 0
-    scale = WIDTH_PX / root.total
+    scale = WIDTH_PX / root.total if root.total else 0.0
     stack = [(0, 0.0, root)]
     while stack:
         depth, x, frame = stack.pop()
@@ -81,26 +85,50 @@ def flame_svg(root: Frame, title: str) -> tuple[str, int]:
         for child in frame.ordered_children():
             stack.append((depth + 1, child_x, child))
             child_x += child.total * scale
-    depth_max = max(d for d, _, _, _ in boxes)
-    top = 30
-    height = top + (depth_max + 1) * ROW_PX + 30
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH_PX}" '
-           f'height="{height}" viewBox="0 0 {WIDTH_PX} {height}" '
-           'font-family="monospace" font-size="11">',
-           f'<text x="{WIDTH_PX / 2:.1f}" y="18" text-anchor="middle" '
-           f'font-size="14">{escape(title)}</text>']
-    for depth, x, width, frame in sorted(boxes, key=lambda b: (b[0], b[1])):
-        y = top + (depth_max - depth) * ROW_PX
-        share = frame.total / root.total
-        shown = xml_safe(frame.name)
-        tip = f"{shown} ({frame.total} samples, {100 * share:.2f}%)"
-        if shown != frame.name:
-            tip += f"\n{ESCAPE_NOTE}"
-        out.append(
-            f'<g class="frame" data-samples="{frame.total}"><title>{escape(tip)}</title>'
+    return sorted(boxes, key=lambda b: (b[0], b[1])), hidden
+
+
+def svg_open(height: int, title: str) -> list[str]:
+    """The SVG's opening tag and its title line."""
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH_PX}" '
+            f'height="{height}" viewBox="0 0 {WIDTH_PX} {height}" '
+            'font-family="monospace" font-size="11">',
+            f'<text x="{WIDTH_PX / 2:.1f}" y="18" text-anchor="middle" '
+            f'font-size="14">{escape(title)}</text>']
+
+
+def svg_height(boxes: list, top: int = 30, bottom: int = 30) -> int:
+    depth_max = max((d for d, _, _, _ in boxes), default=0)
+    return top + (depth_max + 1) * ROW_PX + bottom
+
+
+def box(depth: int, depth_max: int, x: float, width: float, name: str,
+        tip: str, fill: str, attrs: str = "", top: int = 30) -> str:
+    """One frame: a <g> with its tooltip, its box and its label. name and
+    tip are raw text (escaped here); a tip of a name with characters XML
+    cannot hold says so."""
+    y = top + (depth_max - depth) * ROW_PX
+    shown = xml_safe(name)
+    if shown != name:
+        tip += f"\n{ESCAPE_NOTE}"
+    return (f'<g class="frame"{attrs}><title>{escape(tip)}</title>'
             f'<rect x="{x:.3f}" y="{y}" width="{width:.3f}" height="{ROW_PX - 1}" '
-            f'fill="{_color(frame.name)}" rx="2"/>'
-            f'<text x="{x + 3:.3f}" y="{y + ROW_PX - 5}">{escape(_label(shown, width))}</text></g>')
+            f'fill="{fill}" rx="2"/>'
+            f'<text x="{x + 3:.3f}" y="{y + ROW_PX - 5}">'
+            f'{escape(_label(shown, width))}</text></g>')
+
+
+def flame_svg(root: Frame, title: str) -> tuple[str, int]:
+    """The SVG text, and how many frames were too narrow to draw."""
+    boxes, hidden = layout(root)
+    depth_max = max(d for d, _, _, _ in boxes)
+    height = svg_height(boxes)
+    out = svg_open(height, title)
+    for depth, x, width, frame in boxes:
+        share = frame.total / root.total
+        tip = f"{xml_safe(frame.name)} ({frame.total} samples, {100 * share:.2f}%)"
+        out.append(box(depth, depth_max, x, width, frame.name, tip,
+                       _color(frame.name), f' data-samples="{frame.total}"'))
     note = (f"{root.total} samples; {hidden} frame(s) narrower than "
             f"{MIN_WIDTH_PX:g} px not drawn" if hidden else f"{root.total} samples")
     out.append(f'<text x="4" y="{height - 10}">{escape(note)}</text>')
