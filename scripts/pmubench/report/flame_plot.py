@@ -134,3 +134,68 @@ def flame_svg(root: Frame, title: str) -> tuple[str, int]:
     out.append(f'<text x="4" y="{height - 10}">{escape(note)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n", hidden
+
+
+def diff_color(base: float | None, head: float | None) -> str:
+    """Red where a frame grew, blue where it shrank, deeper by the relative
+    change (full at +-100%); a frame only the contender has is full red,
+    an unchanged one near white (Brendan Gregg's differential flame graphs)."""
+    b, h = base or 0.0, head or 0.0
+    if h == b:
+        return "rgb(235,235,235)"
+    grew = h > b
+    strength = 1.0 if not b else min(1.0, abs(h - b) / abs(b))
+    fade = round(225 - 205 * strength)
+    return f"rgb(255,{fade},{fade})" if grew else f"rgb({fade},{fade},255)"
+
+
+def _number(value: float | None) -> str:
+    return "none" if value is None else f"{value:,.6g}"
+
+
+def diff_tip(node) -> str:
+    """A frame's tooltip: base -> head per iteration and the change."""
+    delta = (node.head or 0.0) - (node.base or 0.0)
+    tip = (f"{xml_safe(node.name)}\nbase {_number(node.base)} -> head "
+           f"{_number(node.head)} per iteration, delta {delta:+,.6g}")
+    if node.base:
+        tip += f" ({100 * delta / node.base:+.2f}%)"
+    if node.base is None:
+        tip += "\nadded in head (not in base)"
+    gone = node.gone()
+    if gone:
+        tip += "\nonly in base (no head width): " + ", ".join(
+            f"{xml_safe(g.name)} ({_number(g.base)})" for g in gone[:20])
+        tip += f" and {len(gone) - 20} more" if len(gone) > 20 else ""
+    return tip
+
+
+def diff_flame_svg(flame) -> str:
+    """A plan_diff_flame.DiffFlame as SVG text: the flame_svg layout with
+    widths from the contender, diff_color fills, diff_tip tooltips, a '+'
+    before the label of a frame only the contender has, and the frames only
+    the baseline has named under the graph."""
+    top = 48
+    boxes, hidden = layout(flame.tree)
+    depth_max = max((d for d, _, _, _ in boxes), default=0)
+    height = svg_height(boxes, top, 46)
+    out = svg_open(height, flame.title)
+    out.insert(1, f"<title>{escape(flame.title + '; ' + flame.exactness)}</title>")
+    out.append(f'<text x="{WIDTH_PX / 2:.1f}" y="36" text-anchor="middle">'
+               f"{escape(flame.exactness)}</text>")
+    for depth, x, width, node in boxes:
+        added = node.base is None
+        attrs = (f' data-base="{_number(node.base)}" data-head="{_number(node.head)}"'
+                 + (' data-added="1"' if added else ""))
+        out.append(box(depth, depth_max, x, width, ("+" if added else "") + node.name,
+                       diff_tip(node), diff_color(node.base, node.head), attrs, top))
+    gone = flame.tree.gone()
+    notes = [f"only in base (no head width): {len(gone)} frame(s): " + ", ".join(
+        xml_safe(g.name) for g in gone[:8]) + (" ..." if len(gone) > 8 else "")
+             if gone else "no frame vanished"]
+    if hidden:
+        notes.append(f"{hidden} frame(s) narrower than {MIN_WIDTH_PX:g} px not drawn")
+    out.append(f'<text x="4" y="{height - 26}">{escape(notes[0])}</text>')
+    out.append(f'<text x="4" y="{height - 10}">{escape("; ".join(notes[1:]))}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

@@ -107,9 +107,37 @@ def _table(table: report_mod.Table) -> str:
     for row in table.rows:
         failed = len(row) > 2 and row[2].startswith("failed:")
         cls = ' class="failed"' if failed else ""
-        out.append(f"<tr{cls}>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
+        out.append(f"<tr{cls}>" + "".join(_cell(c) for c in row) + "</tr>")
     out.append("</table></div>")
     return "\n".join(out)
+
+
+def _with_flame_links(v: report_mod.Verdicts) -> report_mod.Table:
+    """The verdict table with a column naming each row's differential
+    flame graph (made a link by _table)."""
+    if not v.flame_of:
+        return v.table
+    return report_mod.Table(v.table.headers + ["flame graph"],
+                            [row + [v.flame_of.get(row[0], "")] for row in v.table.rows])
+
+
+def _diff_flames(v: report_mod.Verdicts) -> list[str]:
+    """The contender's differential flame graphs, and why a changed
+    benchmark has none."""
+    out = [f'<p class="note">{_e(n)}</p>' for n in v.flame_notes]
+    for fig in v.diff_flames:
+        out.append(f'<figure id="{_anchor(fig.filename)}"><object type="image/svg+xml" '
+                   f'data="{_e(fig.filename)}" class="flame">{_e(fig.title)}</object>'
+                   f'<figcaption><b><a href="{_e(fig.filename)}">{_e(fig.title)}</a>.</b> '
+                   f"{_e(fig.caption)}</figcaption></figure>")
+    return out
+
+
+def _cell(text: str) -> str:
+    """A cell; a differential flame graph's file name as a link to it."""
+    if text.startswith("diff-flame.") and text.endswith(".svg"):
+        return f'<td><a href="{_e(text)}">{_e(text)}</a></td>'
+    return f"<td>{_e(text)}</td>"
 
 
 def _figure(fig: report_mod.Figure) -> str:
@@ -142,7 +170,8 @@ def render_page(rep: report_mod.Report) -> str:
             out.append(f'<p class="verdict">{_e(v.result)}</p>')
             out += [f'<p class="warning">WARNING: {_e(w)}</p>' for w in v.warnings]
             if v.table.rows:
-                out.append(_table(v.table))
+                out.append(_table(_with_flame_links(v)))
+            out += _diff_flames(v)
         out += [_figure(f) for f in rep.comparisons]
     if rep.profiles or rep.flames:
         out.append('<h2 id="profiles">Profiles</h2>')
