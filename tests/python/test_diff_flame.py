@@ -136,3 +136,8 @@ def test_odd_names_escaped(report):
     assert name == "odd<&>\"'\\x01\x7f\\xff()"
     assert "escaped" in frames[name].find(f"{SVG}title").text
     assert _fill(frames[name])[0] == 255    # 7000 -> 9000: grew
+
+
+def test_vanished_frame_is_not_counted_as_too_narrow(report):
+    text = (report / "diff-flame.BM_Move.svg").read_text()
+    assert "narrower than" not in text

@@ -67,7 +67,9 @@ def _label(name: str, width: float) -> str:
 
 def layout(root) -> tuple[list[tuple[int, float, float, Any]], int]:
     """Where each frame of a tree goes: (depth, x, width, frame) boxes, the
-    root at depth 0, and how many frames were too narrow to draw. A frame
+    root at depth 0, and how many frames were too narrow to draw (a frame
+    of no width, one only a differential graph's baseline has, is not
+    counted: the graph names those itself). A frame
     is anything with a name, a total (its width) and ordered_children():
     folded.Frame, or diff_flame.DiffNode (widths from the head)."""
     boxes: list[tuple[int, float, float, Any]] = []
@@ -78,7 +80,7 @@ def layout(root) -> tuple[list[tuple[int, float, float, Any]], int]:
         depth, x, frame = stack.pop()
         width = frame.total * scale
         if width < MIN_WIDTH_PX:
-            hidden += 1
+            hidden += 1 if frame.total else 0   # none in the head: not "narrow"
             continue
         boxes.append((depth, x, width, frame))
         child_x = x
