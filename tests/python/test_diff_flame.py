@@ -141,3 +141,25 @@ def test_odd_names_escaped(report):
 def test_vanished_frame_is_not_counted_as_too_narrow(report):
     text = (report / "diff-flame.BM_Move.svg").read_text()
     assert "narrower than" not in text
+
+
+def test_folded_call_chains_on_both_sides(tmp_path):
+    """Two runs and two --folded files: the benchmark's call chains, each
+    side's samples scaled to the row's count per iteration."""
+    base = _write(tmp_path / "base.json", [_run("BM_Move", BASE)])
+    head = _write(tmp_path / "head.json", [_run("BM_Move", HEAD)])
+    (tmp_path / "b.folded").write_text(
+        "BM_Move;run;Grow(int) 30\nBM_Move;run;Shrink(int) 70\nOther;x 5\n")
+    (tmp_path / "h.folded").write_text(
+        "BM_Move;run;Grow(int) 60\nBM_Move;run;Shrink(int) 40\n")
+    out = tmp_path / "out"
+    write_report([base, head], str(out),
+                 folded=[str(tmp_path / "b.folded"), str(tmp_path / "h.folded")])
+    frames = _frames(out / "diff-flame.BM_Move.svg")
+    assert set(frames) == {"BM_Move", "run", "Grow(int)", "Shrink(int)"}
+    # Scaled: base 1040 per iteration over 100 samples, head 1250 over 100.
+    tip = frames["Grow(int)"].find(f"{SVG}title").text
+    assert "base 312 -> head 750 per iteration" in tip
+    assert _fill(frames["Grow(int)"])[0] == 255
+    assert _fill(frames["Shrink(int)"])[2] == 255
+    assert "sampled call chains" in (out / "diff-flame.BM_Move.svg").read_text()
