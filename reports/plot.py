@@ -63,7 +63,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--folded", action="append", default=[], metavar="FILE",
                         help="folded stacks written by --pmubench_profile_out (with "
                              "--pmubench_profile_callchain): drawn as an SVG flame "
-                             "graph in the report; repeatable")
+                             "graph in the report; repeatable. With two RUN.json files "
+                             "and two --folded files, the first is the baseline's and "
+                             "the second the contender's call chains, drawn as the "
+                             "differential flame graph of each changed benchmark")
     return parser.parse_args(argv)
 
 

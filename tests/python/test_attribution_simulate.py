@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import xml.etree.ElementTree as ET
 import shutil
 import subprocess
 
@@ -98,6 +100,24 @@ def test_an_inlined_helper_counts_in_its_caller_at_its_own_line(repo_root, runs)
     assert helper["name"].startswith("runner/attribution_helper.h:")
     assert helper["name"].endswith(" Caller()") and helper["delta"] == pytest.approx(16.0)
     assert inlined["residual"] == 0.0
+
+
+def test_the_report_draws_a_differential_flame_graph(repo_root, runs, tmp_path):
+    """reports/plot.py on the two real runs: BM_Three's graph shows StepB
+    grown by exactly the 25 nops, at its source line; BM_Steady has none."""
+    out = tmp_path / "report"
+    proc = subprocess.run([PYTHON, str(repo_root / "reports" / "plot.py"),
+                           str(runs["base"]), str(runs["longer"]), "-o", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    svg = (out / "diff-flame.BM_Three.svg").read_text()
+    ET.fromstring(svg)
+    step_b = next(t for t in re.findall(r"<title>([^<]*)</title>", svg)
+                  if t.startswith("StepB"))
+    assert "delta +25 " in step_b, step_b
+    assert "exact per iteration (callgrind)" in svg
+    assert not (out / "diff-flame.BM_Steady.svg").exists()
+    assert 'href="diff-flame.BM_Three.svg"' in (out / "index.html").read_text()
 
 
 def _git(repo, *args):

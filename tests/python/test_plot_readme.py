@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -61,13 +60,19 @@ def report(tmp_path_factory):
     profiled), with a folded file: every kind of output at once."""
     tmp = tmp_path_factory.mktemp("readme")
     base = tmp / "base.json"
-    shutil.copy(RUN, base)
-    data = json.loads(RUN.read_text(encoding="utf-8"))
-    first = next(r for r in data["benchmarks"] if r["run_type"] == "iteration")
-    first["pmubench_profile"] = [{"symbol": "main", "samples": 3, "share": 1.0}]
-    first["pmubench_profile_event"] = "cpu-clock@100000"
+    # Both sides profile BM_BranchSorted's page-faults, and the head doubles
+    # them: a regression with a differential flame graph.
+    for path, shares, scale in ((base, {"main": 1.0}, 1.0),
+                                (tmp / "head.json", {"main": 0.5, "f": 0.5}, 2.0)):
+        data = json.loads(RUN.read_text(encoding="utf-8"))
+        for run in data["benchmarks"]:
+            if run["run_name"] == "BM_BranchSorted" and run["run_type"] == "iteration":
+                run["page-faults"] = 10.0 * scale + run["repetition_index"]
+                run["pmubench_profile"] = [{"symbol": k, "samples": 3, "share": v}
+                                           for k, v in shares.items()]
+                run["pmubench_profile_event"] = "page-faults@1"
+        path.write_text(json.dumps(data), encoding="utf-8")
     head = tmp / "head.json"
-    head.write_text(json.dumps(data), encoding="utf-8")
     folded = tmp / "run.folded"
     folded.write_text("BM_BranchSorted;main;f 3\n", encoding="utf-8")
     out = tmp / "report"
@@ -84,7 +89,8 @@ def test_the_page_documents_names_and_headings():
     names = documented_names(section)
     # The kinds docs/reports.md must name; the test below checks each
     # against the run.
-    for kind in (".scaling.png", ".bars.png", ".spread.png", "compare.", "flame.", "profile."):
+    for kind in (".scaling.png", ".bars.png", ".spread.png", "compare.", "flame.",
+                 "profile.", "diff-flame."):
         assert any(kind in n for n in names), (kind, names)
     assert "branch_prediction (4 families)" in documented_headings(section)
 

@@ -404,7 +404,7 @@ def test_failure_while_rendering_keeps_the_earlier_report(tmp_path, monkeypatch)
     report_write.write_report([AGGREGATES], str(out))
     before = sorted(os.listdir(out))
 
-    def explode(benches, staging, progress=None, names=None):
+    def explode(benches, staging, progress=None, names=None, folded=None):
         with open(os.path.join(staging, "half.png"), "wb") as f:
             f.write(PNG_SIGNATURE)
         raise RuntimeError("disk full")

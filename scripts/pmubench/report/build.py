@@ -12,10 +12,12 @@ import os
 from typing import Callable
 
 from pmubench.render import compare_text
-from pmubench.report import draw, plan, plan_comparison, series
+from pmubench.report import draw, plan, plan_comparison, plan_diff_flame, series
+from pmubench.report.flame_plot import diff_flame_svg
 from pmubench.report.model import (
-    FileSection, PngNames, Report, Verdicts, file_labels, slug)
+    Figure, FileSection, PngNames, Report, Verdicts, file_labels, slug)
 from pmubench.runs import benchjson
+from pmubench.runs.folded import Frame
 from pmubench.verdicts import comparison
 
 
@@ -44,7 +46,8 @@ def _file_sections(benches: list[benchjson.BenchFile], outdir: str, names: PngNa
 
 def _compare_files(report: Report, benches: list[benchjson.BenchFile], outdir: str,
                    names: PngNames, labels: list[str],
-                   instances: list[list[series.Instance]]) -> None:
+                   instances: list[list[series.Instance]],
+                   folded: tuple[Frame, Frame] | None = None) -> None:
     """The comparison section: each contender against the first file."""
     judged = [comparison.compare(benches[0], other) for other in benches[1:]]
     report.comparisons = plan_comparison.comparisons(outdir, names, labels, judged)
@@ -60,16 +63,42 @@ def _compare_files(report: Report, benches: list[benchjson.BenchFile], outdir: s
                     else []) + c.warnings,
                  plan_comparison.verdict_table(c))
         for label, c in zip(labels[1:], judged)]
+    used: set[str] = set()
+    for index, (verdicts, c) in enumerate(zip(report.verdicts, judged)):
+        prefix = "" if index == 0 else f"{slug(verdicts.contender)}."
+        _diff_flames(verdicts, c, outdir, (labels[0], verdicts.contender),
+                     folded if len(judged) == 1 else None, used, prefix)
+
+
+def _diff_flames(verdicts: Verdicts, c: comparison.Comparison, outdir: str,
+                 labels: tuple[str, str], folded: tuple[Frame, Frame] | None,
+                 used: set[str], prefix: str) -> None:
+    """Plans and writes the contender's differential flame graphs (SVG)."""
+    for flame in plan_diff_flame.plan(c, labels, folded, used, prefix):
+        with open(os.path.join(outdir, flame.filename), "w", encoding="utf-8") as f:
+            f.write(diff_flame_svg(flame))
+        verdicts.diff_flames.append(Figure(
+            flame.filename, f"differential flame graph of {flame.benchmark}",
+            f"{flame.title}; {flame.exactness}. Hover a box for base -> head "
+            "and the change per iteration; '+' marks a frame only the "
+            "contender has; frames only the baseline has are named under "
+            "the graph."))
+        verdicts.flame_of[flame.benchmark] = flame.filename
+    verdicts.flame_notes += [f"No differential flame graph for {n}"
+                             for n in c.attribution_notes]
 
 
 def build_report(benches: list[benchjson.BenchFile], outdir: str,
                  progress: Callable[[str], None] | None = None,
-                 names: PngNames | None = None) -> Report:
+                 names: PngNames | None = None,
+                 folded: tuple[Frame, Frame] | None = None) -> Report:
     """Renders every PNG into outdir (which must exist) and describes them.
 
     progress, when given, is told what is being drawn before each section
     and the comparison plots. names: the report's PNG names, for a caller
-    that draws more PNGs into outdir. Raises BadInput when a file has no
+    that draws more PNGs into outdir. folded: the baseline's and the
+    contender's call chains (two files only), for the differential flame
+    graphs (plan_diff_flame.py). Raises BadInput when a file has no
     successful benchmark.
     """
     tell = progress or (lambda _: None)
@@ -84,5 +113,5 @@ def build_report(benches: list[benchjson.BenchFile], outdir: str,
     if len(benches) > 1:
         drawn = len(report.figures())
         tell(f"comparison plots against {labels[0]}, {drawn} plots so far")
-        _compare_files(report, benches, outdir, names, labels, instances)
+        _compare_files(report, benches, outdir, names, labels, instances, folded)
     return report

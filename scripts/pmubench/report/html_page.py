@@ -100,16 +100,45 @@ def context_rows(context: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def _table(table: report_mod.Table) -> str:
+def _table(table: report_mod.Table, link_last: bool = False) -> str:
     out = ['<div class="scroll"><table><tr>']
     out += [f"<th>{_e(h)}</th>" for h in table.headers]
     out.append("</tr>")
     for row in table.rows:
         failed = len(row) > 2 and row[2].startswith("failed:")
         cls = ' class="failed"' if failed else ""
-        out.append(f"<tr{cls}>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
+        out.append(f"<tr{cls}>" + "".join(
+            _cell(c, link_last and i == len(row) - 1) for i, c in enumerate(row)) + "</tr>")
     out.append("</table></div>")
     return "\n".join(out)
+
+
+def _with_flame_links(v: report_mod.Verdicts) -> report_mod.Table:
+    """The verdict table with a column naming each row's differential
+    flame graph (made a link by _table(..., link_last=True))."""
+    if not v.flame_of:
+        return v.table
+    return report_mod.Table(v.table.headers + ["flame graph"],
+                            [row + [v.flame_of.get(row[0], "")] for row in v.table.rows])
+
+
+def _diff_flames(v: report_mod.Verdicts) -> list[str]:
+    """The contender's differential flame graphs, and why a changed
+    benchmark has none."""
+    out = [f'<p class="note">{_e(n)}</p>' for n in v.flame_notes]
+    for fig in v.diff_flames:
+        out.append(f'<figure id="{_anchor(fig.filename)}"><object type="image/svg+xml" '
+                   f'data="{_e(fig.filename)}" class="flame">{_e(fig.title)}</object>'
+                   f'<figcaption><b><a href="{_e(fig.filename)}">{_e(fig.title)}</a>.</b> '
+                   f"{_e(fig.caption)}</figcaption></figure>")
+    return out
+
+
+def _cell(text: str, link: bool = False) -> str:
+    """A cell; with link, its (non-empty) text a link to that file."""
+    if link and text:
+        return f'<td><a href="{_e(text)}">{_e(text)}</a></td>'
+    return f"<td>{_e(text)}</td>"
 
 
 def _figure(fig: report_mod.Figure) -> str:
@@ -142,7 +171,8 @@ def render_page(rep: report_mod.Report) -> str:
             out.append(f'<p class="verdict">{_e(v.result)}</p>')
             out += [f'<p class="warning">WARNING: {_e(w)}</p>' for w in v.warnings]
             if v.table.rows:
-                out.append(_table(v.table))
+                out.append(_table(_with_flame_links(v), bool(v.flame_of)))
+            out += _diff_flames(v)
         out += [_figure(f) for f in rep.comparisons]
     if rep.profiles or rep.flames:
         out.append('<h2 id="profiles">Profiles</h2>')

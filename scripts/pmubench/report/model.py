@@ -63,6 +63,11 @@ class Verdicts:
     result: str           # its result line
     warnings: list[str]
     table: Table          # regressions and improvements
+    # Differential flame graphs (SVG) of its changed benchmarks, the
+    # benchmark each explains, and why a changed benchmark has none.
+    diff_flames: list[Figure] = field(default_factory=list)
+    flame_of: dict[str, str] = field(default_factory=dict)   # benchmark -> SVG
+    flame_notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -75,7 +80,8 @@ class Report:
 
     def figures(self) -> list[Figure]:
         result = [f for fs in self.files for sec in fs.sections for f in sec.figures]
-        return result + self.comparisons + self.profiles + self.flames
+        diffs = [f for v in self.verdicts for f in v.diff_flames]
+        return result + self.comparisons + diffs + self.profiles + self.flames
 
 
 def slug(text: str) -> str:

@@ -33,7 +33,10 @@ def write_report(files: list[str], outdir: str,
     staging = outdir_mod.stage(outdir)
     try:
         pngs = model.PngNames()  # one set of PNG names for the whole report
-        rep = build.build_report(benches, staging, progress, pngs)
+        # Two runs and two folded files: the first is the baseline's call
+        # chains, the second the contender's (the differential flame graphs).
+        pair = (stacks[0][1], stacks[1][1]) if len(files) == 2 and len(stacks) == 2 else None
+        rep = build.build_report(benches, staging, progress, pngs, pair)
         rep.profiles = _profile_charts(staging, pngs,
                                        [fs.label for fs in rep.files], cases, tell)
         names = model.file_labels([path for path, _ in stacks])
