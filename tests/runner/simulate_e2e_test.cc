@@ -355,10 +355,10 @@ TEST_F(SimulateTest, DumpsWhereCallgrindWasToldElsewhereAreAClearError) {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   pmubench::testing::TakeCasesBinaryFlag(argc, argv);
-  const std::string more = "--sim_cases_more=";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind(more, 0) == 0) CasesMoreBinary() = arg.substr(more.size());
+  if (std::string more =
+          pmubench::testing::TakeBinaryFlag(argc, argv, "sim_cases_more");
+      !more.empty()) {
+    CasesMoreBinary() = more;
   }
   return RUN_ALL_TESTS();
 }
