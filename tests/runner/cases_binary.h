@@ -30,17 +30,34 @@ inline std::string& CasesBinary() {
 // relative to the test's working directory (its runfiles), and tests run
 // the binary from a directory of their own (`cd DIR && ...`), so a relative
 // PATH is made absolute here.
-inline void TakeCasesBinaryFlag(int argc, char** argv) {
-  const std::string flag = "--e2e_cases=";
+// `path` made absolute against the working directory (a test later runs
+// binaries from a directory of its own).
+inline std::string AbsolutePath(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  std::string absolute = path;
+  if (char* cwd = getcwd(nullptr, 0); cwd != nullptr) {
+    absolute = std::string(cwd) + "/" + path;
+    std::free(cwd);
+  }
+  return absolute;
+}
+
+// The value of --FLAG=PATH among argv, made absolute, or "" without it.
+inline std::string TakeBinaryFlag(int argc, char** argv,
+                                  const std::string& flag) {
+  const std::string prefix = "--" + flag + "=";
+  std::string path;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.rfind(flag, 0) != 0) continue;
-    CasesBinary() = arg.substr(flag.size());
-    if (CasesBinary().empty() || CasesBinary()[0] == '/') continue;
-    if (char* cwd = getcwd(nullptr, 0); cwd != nullptr) {
-      CasesBinary() = std::string(cwd) + "/" + CasesBinary();
-      std::free(cwd);
-    }
+    if (arg.rfind(prefix, 0) == 0) path = arg.substr(prefix.size());
+  }
+  return AbsolutePath(path);
+}
+
+inline void TakeCasesBinaryFlag(int argc, char** argv) {
+  if (std::string path = TakeBinaryFlag(argc, argv, "e2e_cases");
+      !path.empty()) {
+    CasesBinary() = path;
   }
 }
 

@@ -33,7 +33,9 @@ void PrepareFreshHeaps();
 
 // Runs `work` on a new thread and returns when it is done; the thread then
 // waits, never ending, until the process exits. Runs `work` on the calling
-// thread if no thread can be made.
+// thread if no thread can be made, or when one more would come within
+// kReservedThreads of valgrind's --max-threads (cli/simulation_options.h),
+// saying so once on stderr: past that limit valgrind ends the whole run.
 void RunOnFreshHeap(const std::function<void()>& work);
 
 }  // namespace pmubench::internal
