@@ -194,10 +194,17 @@ TEST_F(SimulateTest, HeavyCasesCountTheSameAloneAfterOthersAndFromAnyPath) {
         << "the chatty case runs first";
     // Not branch-misses: callgrind's predictor keeps the history of what
     // ran before, and indexes by code address (docs/ci_without_pmu.md).
+    // The binary that adds a case has its code and data elsewhere, so only
+    // its instructions must agree (its simulated L1 misses moved by 0.1% in
+    // the Bazel build: they follow addresses).
+    const bool same_code = binary != CasesMoreBinary();
+    std::vector<std::string> fields = {kInstructions};
+    if (same_code) {
+      fields.push_back("callgrind/L1-dcache-load-misses/");
+      fields.push_back("callgrind/LLC-load-misses/");
+    }
     for (const char* name : kHeavyCases) {
-      for (const std::string field :
-           {kInstructions, "callgrind/L1-dcache-load-misses/",
-            "callgrind/LLC-load-misses/"}) {
+      for (const std::string& field : fields) {
         const double a = JsonRunField(alone, name, field);
         EXPECT_FALSE(std::isnan(a)) << name << " " << field;
         EXPECT_EQ(a, JsonRunField(after, name, field)) << name << " " << field;
