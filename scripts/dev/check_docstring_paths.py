@@ -17,14 +17,13 @@ Exit 0 when every named path exists, 1 naming each one that does not
 
 from __future__ import annotations
 
-import argparse
 import ast
 import pathlib
 import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from repo_files import cxx_files, python_files  # noqa: E402
+from repo_files import check_main, cxx_files, python_files  # noqa: E402
 
 TOP_DIRS = ("framework", "scripts", "tests", "benches", "include", "reports",
             "docs", "cmake", "third_party", ".ci")
@@ -97,18 +96,7 @@ def missing_named_paths(root: pathlib.Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=pathlib.Path,
-                        default=pathlib.Path(__file__).resolve().parents[2],
-                        help="the repository to check (default: this one)")
-    args = parser.parse_args(argv)
-    if not args.root.is_dir():
-        parser.error(f"--root {args.root}: not a directory")
-    offences = missing_named_paths(args.root)
-    for offence in offences:
-        print(offence)
-    return 1 if offences else 0
+    return check_main(argv, __doc__, missing_named_paths)
 
 
 if __name__ == "__main__":

@@ -14,13 +14,12 @@ resolve the conflict), 2 on a usage error.
 
 from __future__ import annotations
 
-import argparse
 import pathlib
 import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from repo_files import repo_files  # noqa: E402
+from repo_files import check_main, repo_files  # noqa: E402
 
 LEFTOVER_NAME = re.compile(r"(\.orig|\.rej|~|\.(BACKUP|BASE|LOCAL|REMOTE)\.[^/]*)$")
 CONFLICT_MARKER = re.compile(rb"^(<<<<<<<|>>>>>>>) ", re.M)
@@ -44,18 +43,7 @@ def leftovers(root: pathlib.Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=pathlib.Path,
-                        default=pathlib.Path(__file__).resolve().parents[2],
-                        help="the repository to check (default: this one)")
-    args = parser.parse_args(argv)
-    if not args.root.is_dir():
-        parser.error(f"--root {args.root}: not a directory")
-    offences = leftovers(args.root)
-    for offence in offences:
-        print(offence)
-    return 1 if offences else 0
+    return check_main(argv, __doc__, leftovers)
 
 
 if __name__ == "__main__":

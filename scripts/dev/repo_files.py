@@ -10,9 +10,11 @@ scripts/pmubench: one file is checked once).
 
 from __future__ import annotations
 
+import argparse
 import os
 import pathlib
 import subprocess
+from typing import Callable
 
 CXX_SUFFIXES = (".h", ".cc")
 SKIPPED_DIRS = (".git", "__pycache__", ".pytest_cache")
@@ -74,3 +76,23 @@ def python_files(root: pathlib.Path) -> list[pathlib.Path]:
             if first.startswith(b"#!") and b"python" in first:
                 out.append(p)
     return out
+
+
+def check_main(argv: list[str], description: str,
+               check: Callable[[pathlib.Path], list[str]]) -> int:
+    """The command line every tree check shares: --root (default: this
+    repository), one line per offence that check(root) names, exit 1 when
+    there is one, 0 when there is none, 2 on a bad --root."""
+    parser = argparse.ArgumentParser(
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=pathlib.Path,
+                        default=pathlib.Path(__file__).resolve().parents[2],
+                        help="the repository to check (default: this one)")
+    args = parser.parse_args(argv)
+    if not args.root.is_dir():
+        parser.error(f"--root {args.root}: not a directory")
+    offences = check(args.root)
+    for offence in offences:
+        print(offence)
+    return 1 if offences else 0
