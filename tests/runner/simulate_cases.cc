@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -152,6 +153,19 @@ void BM_SimChattyHeap(pmubench::State& state) {
   state.SetLabel(std::string(1 + kept->size() % 97, 'x'));
 }
 PMU_BENCHMARK(BM_SimChattyHeap);
+
+// Trains callgrind's branch predictors with data-dependent outcomes at many
+// branches: a sort of random numbers, different in every run of the case.
+void BM_SimChattyBranches(pmubench::State& state) {
+  static std::mt19937 random(static_cast<unsigned>(std::time(nullptr)));
+  std::vector<int> values(4096);
+  for (auto _ : state) {
+    for (int& v : values) v = static_cast<int>(random());
+    std::sort(values.begin(), values.end());
+    benchmark::DoNotOptimize(values.data());
+  }
+}
+PMU_BENCHMARK(BM_SimChattyBranches);
 
 #ifdef PMUBENCH_SIM_EXTRA_CASE
 // The binary of a commit that adds a case: it registers and allocates more

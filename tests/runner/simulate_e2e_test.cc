@@ -192,16 +192,19 @@ TEST_F(SimulateTest, HeavyCasesCountTheSameAloneAfterOthersAndFromAnyPath) {
     const std::string after = Json();
     ASSERT_LT(after.find("BM_SimChattyHeap"), after.find(kHeavyCases[0]))
         << "the chatty case runs first";
-    // Not branch-misses: callgrind's predictor keeps the history of what
-    // ran before, and indexes by code address (docs/ci_without_pmu.md).
-    // The binary that adds a case has its code and data elsewhere, so only
-    // its instructions must agree (its simulated L1 misses moved by 0.1% in
-    // the Bazel build: they follow addresses).
+    // Each batch starts from callgrind's caches emptied and its predictors
+    // set (simulator_reset.h), so the same code counts the same misses
+    // whatever ran before. The binary that adds a case has its code and
+    // data elsewhere, so only its instructions must agree: callgrind's
+    // caches and predictors are indexed by address (its simulated L1
+    // misses moved by 0.1% in the Bazel build).
     const bool same_code = binary != CasesMoreBinary();
     std::vector<std::string> fields = {kInstructions};
     if (same_code) {
       fields.push_back("callgrind/L1-dcache-load-misses/");
       fields.push_back("callgrind/LLC-load-misses/");
+      fields.push_back("callgrind/L1-icache-load-misses/");
+      fields.push_back("callgrind/branch-misses/");
     }
     for (const char* name : kHeavyCases) {
       for (const std::string& field : fields) {

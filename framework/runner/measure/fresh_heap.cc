@@ -1,19 +1,20 @@
 #include "framework/runner/measure/fresh_heap.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
-#include <signal.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 
 #include "absl/strings/numbers.h"
 #include "framework/runner/cli/simulation_options.h"
+#include "framework/runner/simulate/simulator_reset.h"
 
 namespace pmubench::internal {
 namespace {
@@ -22,28 +23,63 @@ namespace {
 // so that the caller's limit does not move the stack.
 constexpr size_t kStackBytes = 8 << 20;
 
+// How long a batch's thread waits for the caller to block before it runs
+// the batch anyway (each poll yields the CPU once).
+constexpr int kMaxPolls = 100000;
+
 struct Handoff {
   const std::function<void()>* work;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
+  bool reset_simulator;
+  pid_t caller;  // the thread that waits in pthread_join
 };
 
-void* RunThenWait(void* arg) {
-  auto* handoff = static_cast<Handoff*>(arg);
-  (*handoff->work)();
-  {
-    std::lock_guard<std::mutex> lock(handoff->mu);
-    handoff->done = true;
-    handoff->cv.notify_one();
+void RunBatch(const std::function<void()>& work, bool reset_simulator) {
+  if (reset_simulator) ResetSimulatedCachesAndPredictors();
+  work();
+}
+
+// True when thread `tid` of this process sits in futex(2): the first field
+// of /proc/self/task/TID/syscall is the number of the system call it is
+// blocked in (proc(5)). Under valgrind a thread waiting for valgrind's own
+// lock reads a pipe instead (--fair-sched=no, the default), so a futex
+// means the caller's pthread_join. True when this cannot be read: the
+// batch then runs at once, as it did without the check.
+bool BlockedInFutex(pid_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/task/%d/syscall",
+                static_cast<int>(tid));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  char line[32];
+  const ssize_t n = read(fd, line, sizeof(line) - 1);
+  close(fd);
+  if (n <= 0) return true;
+  line[n] = '\0';
+  char* end = nullptr;
+  const long number = std::strtol(line, &end, 10);
+  return end != line && number == SYS_futex;
+}
+
+// Valgrind runs one thread at a time and switches at system calls and at
+// the end of a timeslice. Were the caller still running when the batch
+// starts, its last steps into pthread_join would run inside a measured
+// segment, at a point the kernel's scheduling chooses, and train
+// callgrind's branch predictor and caches, which are one for the whole
+// process. So the batch waits until the caller has blocked; and the thread
+// exits the moment its batch is done, so no step of it runs after either.
+void* RunThenExit(void* arg) {
+  const auto* handoff = static_cast<const Handoff*>(arg);
+  for (int poll = 0; poll < kMaxPolls && !BlockedInFutex(handoff->caller);
+       ++poll) {
+    sched_yield();
   }
-  // Every signal blocked (they go to the threads that run), so pause()
-  // never returns: the thread, and with it its arena, stays until exit.
-  // (Not a condition variable: exit() would wait in its destructor.)
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, nullptr);
-  for (;;) pause();
+  RunBatch(*handoff->work, handoff->reset_simulator);
+  // The kernel clears the thread's id and wakes pthread_join
+  // (CLONE_CHILD_CLEARTID, clone(2)). glibc's own thread exit does not run:
+  // it would hand this thread's arena, with its chunks, to the next new
+  // thread (malloc/arena.c: arena_thread_freeres).
+  syscall(SYS_exit, 0);
+  __builtin_unreachable();
 }
 
 // Threads kept free under valgrind's limit for the cases' own threads
@@ -74,7 +110,7 @@ int LiveThreads() {
   return threads;
 }
 
-// True while one more parked thread stays clear of valgrind's limit, past
+// True while one more thread stays clear of valgrind's limit, past
 // which valgrind ends the whole run. Says once when it no longer does.
 bool RoomForAnotherThread() {
   const int limit = ValgrindThreadLimit();
@@ -105,26 +141,24 @@ void PrepareFreshHeaps() {
   mallopt(M_ARENA_MAX, 1 << 20);
 }
 
-void RunOnFreshHeap(const std::function<void()>& work) {
+void RunOnFreshHeap(const std::function<void()>& work, bool reset_simulator) {
   if (!RoomForAnotherThread()) {
-    work();
+    RunBatch(work, reset_simulator);
     return;
   }
-  Handoff handoff;
-  handoff.work = &work;
+  Handoff handoff{&work, reset_simulator,
+                  static_cast<pid_t>(syscall(SYS_gettid))};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, kStackBytes);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_t thread;
-  const int error = pthread_create(&thread, &attr, RunThenWait, &handoff);
+  const int error = pthread_create(&thread, &attr, RunThenExit, &handoff);
   pthread_attr_destroy(&attr);
   if (error != 0) {
-    work();
+    RunBatch(work, reset_simulator);
     return;
   }
-  std::unique_lock<std::mutex> lock(handoff.mu);
-  handoff.cv.wait(lock, [&] { return handoff.done; });
+  pthread_join(thread, nullptr);
 }
 
 }  // namespace pmubench::internal

@@ -14,11 +14,13 @@
 // and a stack whose top does not depend on argv or the environment (a
 // fixed size: the caller's RLIMIT_STACK does not enter either).
 //
-// So the thread must never end: an ended thread's arena is handed to the
-// next new thread (arena.c: get_free_list), with its chunks. It waits for
-// the process to exit instead. PrepareFreshHeaps() fixes malloc's tuning
-// (its dynamic mmap threshold otherwise follows the largest block any case
-// freed) and lets glibc make an arena for every such thread.
+// So the thread must not end the way glibc ends a thread: that hands its
+// arena to the next new thread (arena.c: arena_thread_freeres, then
+// get_free_list), with its chunks. It leaves by the exit system call
+// instead, and its arena stays unused until the process exits.
+// PrepareFreshHeaps() fixes malloc's tuning (its dynamic mmap threshold
+// otherwise follows the largest block any case freed) and lets glibc make an
+// arena for every such thread.
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_MEASURE_FRESH_HEAP_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_MEASURE_FRESH_HEAP_H_
 
@@ -31,12 +33,15 @@ namespace pmubench::internal {
 // no limit on arenas (M_ARENA_MAX).
 void PrepareFreshHeaps();
 
-// Runs `work` on a new thread and returns when it is done; the thread then
-// waits, never ending, until the process exits. Runs `work` on the calling
-// thread if no thread can be made, or when one more would come within
-// kReservedThreads of valgrind's --max-threads (cli/simulation_options.h),
-// saying so once on stderr: past that limit valgrind ends the whole run.
-void RunOnFreshHeap(const std::function<void()>& work);
+// Runs `work` on a new thread, once the calling thread waits for it, and
+// returns when it is done; the thread then exits at once, without glibc's
+// thread exit (its arena stays with it). With `reset_simulator`, first puts
+// callgrind's simulated caches and branch predictors in their fixed state
+// (simulate/simulator_reset.h). Runs `work` on the calling thread if no
+// thread can be made, or when one more would come within kReservedThreads
+// of valgrind's --max-threads (cli/simulation_options.h), saying so once on
+// stderr: past that limit valgrind ends the whole run.
+void RunOnFreshHeap(const std::function<void()>& work, bool reset_simulator);
 
 }  // namespace pmubench::internal
 

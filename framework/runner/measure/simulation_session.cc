@@ -76,6 +76,8 @@ absl::StatusOr<const SimulationSession*> StartSimulation(
   session->set = *std::move(set);
   session->valgrind = ValgrindVersion(*probe);
   session->geometry = Geometry(*probe);
+  session->simulates_misses =
+      probe->Total("D1mr") >= 0 || probe->Total("Bcm") >= 0;
   session->iterations = kDefaultSimulatedIterations;
   if (requested.has_value() && requested->iterations > 0) {
     session->iterations = requested->iterations;

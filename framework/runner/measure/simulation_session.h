@@ -29,6 +29,9 @@ struct SimulationSession {
   std::string valgrind;  // "valgrind-3.19.0"
   std::string geometry;  // "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64"
                          // as simulated, or "none"
+  // Callgrind simulates caches or branch prediction (--cache-sim=yes or
+  // --branch-sim=yes): each batch starts from their fixed state.
+  bool simulates_misses = false;
   // Steps of the smaller measured segment (the batch: n, n, 2n).
   int64_t iterations = kDefaultSimulatedIterations;
   // Per event of `set`: what one empty ResumeTiming..PauseTiming pair

@@ -76,12 +76,14 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
   // the dumps) stays on this thread.
   SimulatedMeter meter(sim, gb_state.max_iterations);
   int64_t iterations_per_step = 1;
-  RunOnFreshHeap([&] {
-    State state(gb_state, meter);
-    pmu_case.body(state);
-    state.FinishAfterBody(name);
-    iterations_per_step = state.batch_iterations_ / state.sim_steps_;
-  });
+  RunOnFreshHeap(
+      [&] {
+        State state(gb_state, meter);
+        pmu_case.body(state);
+        state.FinishAfterBody(name);
+        iterations_per_step = state.batch_iterations_ / state.sim_steps_;
+      },
+      sim.simulates_misses);
   meter.Report(gb_state, iterations_per_step);
   if (gb_state.thread_index() == 0) {
     RecordSimulatedProfile(pmu_case.index, meter.TakeSelfCosts());
