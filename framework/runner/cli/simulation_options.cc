@@ -221,7 +221,7 @@ std::vector<std::string> CallgrindCommand(
       valgrind, "-q", "--tool=callgrind", "--collect-atstart=no",
       "--separate-threads=yes", absl::StrCat("--callgrind-out-file=", out_base),
       // No gdbserver: its FIFOs in $TMPDIR outlive a killed run.
-      "--vgdb=no", absl::StrCat("--max-threads=", kCallgrindMaxThreads)};
+      "--vgdb=no"};
   if (options.mode == SimulationMode::kCache) {
     command.insert(command.end(), {"--cache-sim=yes", "--branch-sim=yes",
                                    absl::StrCat("--I1=", options.i1),
@@ -272,8 +272,6 @@ absl::StatusOr<int> RunUnderCallgrind(const SimulationOptions& options,
   for (std::string& a : command) argv.push_back(a.data());
   argv.push_back(nullptr);
   setenv("PMUBENCH_CALLGRIND_OUT", base.c_str(), 1);
-  setenv(kCallgrindMaxThreadsEnv, absl::StrCat(kCallgrindMaxThreads).c_str(),
-         1);
   const pid_t parent = getpid();
   const pid_t child = fork();
   const int fork_errno = errno;

@@ -64,16 +64,6 @@ absl::Status CheckCacheGeometry(std::string_view flag, std::string_view value);
 // or "none" for instructions only.
 std::string GeometryText(const SimulationOptions& options);
 
-// Valgrind runs at most --max-threads threads at once (500 by default) and
-// stops the whole run past that ("Max number of threads is too low"). Under
-// the backend every batch leaves a thread behind (measure/fresh_heap.h), so
-// pmubench's own re-execution raises the limit and tells the process the
-// limit in kCallgrindMaxThreadsEnv; a run started by hand has the default.
-inline constexpr int kCallgrindMaxThreads = 2000;
-inline constexpr int kValgrindDefaultMaxThreads = 500;
-inline constexpr char kCallgrindMaxThreadsEnv[] =
-    "PMUBENCH_CALLGRIND_MAX_THREADS";
-
 // The valgrind command line that re-runs `exe args` under callgrind with
 // its dumps under `out_base`.
 std::vector<std::string> CallgrindCommand(const SimulationOptions& options,

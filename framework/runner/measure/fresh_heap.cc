@@ -1,6 +1,5 @@
 #include "framework/runner/measure/fresh_heap.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -8,12 +7,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
-#include "absl/strings/numbers.h"
-#include "framework/runner/cli/simulation_options.h"
 #include "framework/runner/simulate/simulator_reset.h"
 
 namespace pmubench::internal {
@@ -82,53 +78,6 @@ void* RunThenExit(void* arg) {
   __builtin_unreachable();
 }
 
-// Threads kept free under valgrind's limit for the cases' own threads
-// (->Threads(N)) and Google Benchmark's.
-constexpr int kReservedThreads = 64;
-
-// Valgrind's --max-threads for this process: what pmubench's re-execution
-// passed (simulation_options.h), else valgrind's default.
-int ValgrindThreadLimit() {
-  const char* text = std::getenv(kCallgrindMaxThreadsEnv);
-  int limit = 0;
-  if (text != nullptr && absl::SimpleAtoi(text, &limit) && limit > 0) {
-    return limit;
-  }
-  return kValgrindDefaultMaxThreads;
-}
-
-// The threads alive in this process (valgrind runs each on a thread of the
-// kernel's, so /proc sees them all).
-int LiveThreads() {
-  DIR* dir = opendir("/proc/self/task");
-  if (dir == nullptr) return 0;
-  int threads = 0;
-  while (const dirent* entry = readdir(dir)) {
-    if (entry->d_name[0] != '.') ++threads;
-  }
-  closedir(dir);
-  return threads;
-}
-
-// True while one more thread stays clear of valgrind's limit, past
-// which valgrind ends the whole run. Says once when it no longer does.
-bool RoomForAnotherThread() {
-  const int limit = ValgrindThreadLimit();
-  const int live = LiveThreads();
-  if (live + 1 + kReservedThreads <= limit) return true;
-  static std::atomic<bool> said{false};
-  if (!said.exchange(true)) {
-    std::fprintf(stderr,
-                 "pmubench: %d threads alive, near valgrind's --max-threads=%d:"
-                 " this batch and later ones run on the main thread, where "
-                 "what earlier cases left on the heap can move their counts; "
-                 "give valgrind a larger --max-threads (--pmubench_simulate "
-                 "passes %d)\n",
-                 live, limit, kCallgrindMaxThreads);
-  }
-  return false;
-}
-
 }  // namespace
 
 void PrepareFreshHeaps() {
@@ -142,10 +91,6 @@ void PrepareFreshHeaps() {
 }
 
 void RunOnFreshHeap(const std::function<void()>& work, bool reset_simulator) {
-  if (!RoomForAnotherThread()) {
-    RunBatch(work, reset_simulator);
-    return;
-  }
   Handoff handoff{&work, reset_simulator,
                   static_cast<pid_t>(syscall(SYS_gettid))};
   pthread_attr_t attr;

@@ -38,9 +38,8 @@ void PrepareFreshHeaps();
 // thread exit (its arena stays with it). With `reset_simulator`, first puts
 // callgrind's simulated caches and branch predictors in their fixed state
 // (simulate/simulator_reset.h). Runs `work` on the calling thread if no
-// thread can be made, or when one more would come within kReservedThreads
-// of valgrind's --max-threads (cli/simulation_options.h), saying so once on
-// stderr: past that limit valgrind ends the whole run.
+// thread can be made. As each thread ends with its batch, valgrind reuses
+// its slot: a run never nears valgrind's --max-threads.
 void RunOnFreshHeap(const std::function<void()>& work, bool reset_simulator);
 
 }  // namespace pmubench::internal
