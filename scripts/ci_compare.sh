@@ -18,8 +18,11 @@
 #   --cmake-target T   cmake -S TREE -B TREE/build -DCMAKE_BUILD_TYPE=Release
 #                      with line tables (-O3 -DNDEBUG -g1 for C and C++:
 #                      the same code, and a profile, --pmubench_profile,
-#                      names source lines) [ARG...], then cmake --build ...
-#                      --target T, and runs
+#                      names source lines; -ffile-prefix-map=TREE=., so
+#                      the worktree's path is in neither side's binary;
+#                      when callgrind may count, -mno-direct-extern-access
+#                      where the compiler has it: see extern_access_flag)
+#                      [ARG...], then cmake --build ... --target T, and runs
 #                      TREE/build/PATH (--binary, default benches/all).
 #                      The default: T benches_all, pmubench's own suite.
 #   --cmake-arg ARG    one more argument for the configure step of both
@@ -31,7 +34,9 @@
 #                      says what to set: -DCMAKE_PREFIX_PATH or -DX_DIR.
 #   --bazel-target //PKG:T
 #                      bazel build -c opt --copt=-g1 //PKG:T (line
-#                      tables, as above), runs TREE/bazel-bin/PKG/T.
+#                      tables, as above; when callgrind may count, also
+#                      --copt=-mno-direct-extern-access), runs
+#                      TREE/bazel-bin/PKG/T.
 #   --build-cmd CMD --run-cmd CMD
 #                      bash -c CMD in TREE; the run command gets the benchmark
 #                      flags appended.
@@ -402,10 +407,39 @@ cmake_hint() {  # LOG
 # sections, not instructions (GCC keeps code the same with and without -g:
 # its -fcompare-debug checks exactly that), and a profile
 # (--pmubench_profile; under --simulate, exact per instruction) can then
-# name the source line of its hottest instructions. A --cmake-arg setting
-# these variables or another build type wins.
-line_tables=("-DCMAKE_C_FLAGS_RELEASE=-O3 -DNDEBUG -g1"
-             "-DCMAKE_CXX_FLAGS_RELEASE=-O3 -DNDEBUG -g1")
+# name the source line of its hottest instructions. -ffile-prefix-map
+# writes the worktree's path as "." into __FILE__ strings and line tables,
+# so the two sides' binaries differ only where their code does (an A/A
+# builds the same binary twice). A --cmake-arg setting these variables or
+# another build type wins.
+release_flags() {  # tree
+  local flags="-O3 -DNDEBUG -g1 -ffile-prefix-map=$1=."
+  may_simulate && flags+=" $(extern_access_flag)"
+  echo "$flags"
+}
+
+# When the runs may be counted by callgrind (--simulate, or the default on a
+# machine without a PMU where valgrind is installed).
+may_simulate() {
+  [[ $simulate == instructions || $simulate == cache ]] ||
+    { [[ $simulate == auto ]] && ! has_hardware_pmu && command -v valgrind >/dev/null 2>&1; }
+}
+
+# Under callgrind, a count must not follow where the linker put data. A
+# position-independent executable gets its own copy of a shared library's
+# variable (a copy relocation, R_X86_64_COPY), placed after the program's
+# own data, so its address moves with any change to the program. Abseil
+# seeds absl::Hash with such an address (MixingHashState::kSeed), so one
+# added case moved the instructions of every flat_hash_map insert
+# (BM_FlatHashMapInsert/4096: 700,414 and 697,349). With
+# -mno-direct-extern-access (GCC 12, x86-64) the program reaches such a
+# variable through its GOT entry and it stays in the library, whose place
+# does not depend on the program. Empty where the compiler lacks it.
+extern_access_flag() {
+  if "${CXX:-c++}" -mno-direct-extern-access -x c++ -fsyntax-only - </dev/null >/dev/null 2>&1; then
+    echo "-mno-direct-extern-access"
+  fi
+}
 
 build() {  # side sha
   local side=$1 sha=$2 tree="$trees/$1" log="$out/$1-build.log"
@@ -421,11 +455,15 @@ build() {  # side sha
     spawn "$tree" bash -c "$build_cmd" >"$log" 2>&1 ||
       die_step "--build-cmd failed for $side; see $log"
   elif [[ -n $bazel_target ]]; then
-    spawn "$tree" bazel build -c opt --copt=-g1 "$bazel_target" >"$log" 2>&1 ||
+    local bazel_copts=(--copt=-g1)
+    may_simulate && [[ -n $(extern_access_flag) ]] && bazel_copts+=(--copt=-mno-direct-extern-access)
+    spawn "$tree" bazel build -c opt "${bazel_copts[@]}" "$bazel_target" >"$log" 2>&1 ||
       die_step "bazel build $bazel_target failed for $side; see $log"
   else
+    local flags
+    flags=$(release_flags "$tree")
     spawn "" cmake -S "$tree" -B "$tree/build" -DCMAKE_BUILD_TYPE=Release \
-      "${line_tables[@]}" "${cmake_args[@]}" \
+      "-DCMAKE_C_FLAGS_RELEASE=$flags" "-DCMAKE_CXX_FLAGS_RELEASE=$flags" "${cmake_args[@]}" \
       >"$log" 2>&1 || die_step "cmake configure of $side failed; see $log$(cmake_hint "$log")"
     spawn "" cmake --build "$tree/build" -j"$jobs" --target "$cmake_target" >>"$log" 2>&1 ||
       die_step "build of $side (target $cmake_target) failed; see $log"

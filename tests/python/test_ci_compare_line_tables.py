@@ -59,3 +59,53 @@ def test_the_default_cmake_build_has_line_tables_and_release_code(tmp_path):
                    check=True)
     assert ".debug_line" not in _sections(plain)
     assert _text(built, tmp_path) == _text(plain, tmp_path)
+
+
+_WHERE = '#include <cstdio>\nint main() { std::puts(__FILE__); return 0; }\n'
+
+
+def test_an_a_a_builds_the_same_binary_on_both_sides(tmp_path):
+    """-ffile-prefix-map: the worktree's path is in neither binary, so the
+    same commit gives the same bytes on both sides (before, __FILE__ and the
+    line tables held two paths of different lengths, which moved the data
+    that came after them)."""
+    repo = _project(tmp_path, {"CMakeLists.txt": _CMAKE, "probe.cc": _WHERE,
+                               "bench_main.py": "#!/usr/bin/python3\n" + _BENCH})
+    out = tmp_path / "out"
+    proc = _recipe(repo, "--base", "HEAD", "--allow-same-commit", "--reps", "3",
+                   "--cmake-target", "benches_all", "--keep", "--out", out)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    base = (out / "worktrees" / "base" / "build" / "probe").read_bytes()
+    head = (out / "worktrees" / "head" / "build" / "probe").read_bytes()
+    assert base == head
+    assert str(out).encode() not in base
+    assert b"./probe.cc" in base
+
+
+_COUT = '#include <iostream>\nint main() { std::cout << "probe\\n"; return 0; }\n'
+
+
+def _copy_relocations(binary) -> str:
+    relocations = subprocess.run(["readelf", "-r", "-W", str(binary)], check=True,
+                                 capture_output=True, text=True).stdout
+    return "\n".join(line for line in relocations.splitlines() if "_COPY" in line)
+
+
+@pytest.mark.skipif(subprocess.run(["g++", "-mno-direct-extern-access", "-x", "c++",
+                                    "-fsyntax-only", "-"], input="", text=True,
+                                   capture_output=True).returncode != 0,
+                    reason="g++ without -mno-direct-extern-access (GCC 12, x86-64)")
+@pytest.mark.parametrize("mode, copied", [("--simulate", False), ("--no-simulate", True)])
+def test_under_callgrind_no_library_variable_is_copied_into_the_program(
+        tmp_path, mode, copied):
+    """A library's variable copied into the program (std::cout here; Abseil's
+    hash seed in a real suite) has an address that moves with the program's
+    own data: under --simulate the build reaches it through the GOT."""
+    repo = _project(tmp_path, {"CMakeLists.txt": _CMAKE, "probe.cc": _COUT,
+                               "bench_main.py": "#!/usr/bin/python3\n" + _BENCH})
+    out = tmp_path / "out"
+    _recipe(repo, "--base", "HEAD~1", "--reps", "3", mode, "--cmake-target", "benches_all",
+            "--keep", "--out", out)
+    built = out / "worktrees" / "base" / "build" / "probe"
+    assert built.exists(), (out / "base-build.log").read_text()
+    assert ("cout" in _copy_relocations(built)) == copied, _copy_relocations(built)
