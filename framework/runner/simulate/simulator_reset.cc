@@ -47,9 +47,9 @@ const std::array<unsigned long long, kWords>& Bits() {
   return bits;
 }
 
+#if defined(__x86_64__)
 __attribute__((noinline)) void RunConditionalBranches(
     const unsigned long long* p, const unsigned long long* end) {
-#if defined(__x86_64__)
   asm volatile(
       "leaq 10f(%%rip), %%r8\n\t"
       "leaq 20f(%%rip), %%r9\n"
@@ -83,7 +83,10 @@ __attribute__((noinline)) void RunConditionalBranches(
       : [p] "+r"(p)
       : [end] "r"(end)
       : "rax", "rdx", "r8", "r9", "r10", "cc", "memory");
+}
 #elif defined(__aarch64__)
+__attribute__((noinline)) void RunConditionalBranches(
+    const unsigned long long* p, const unsigned long long* end) {
   asm volatile(
       "adr x13, 10f\n\t"
       "adr x14, 20f\n"
@@ -112,11 +115,11 @@ __attribute__((noinline)) void RunConditionalBranches(
       : [p] "+r"(p)
       : [end] "r"(end)
       : "x9", "x10", "x13", "x14", "x15", "cc", "memory");
-#else
-  (void)p;
-  (void)end;
-#endif
 }
+#else
+void RunConditionalBranches(const unsigned long long*,
+                            const unsigned long long*) {}
+#endif
 
 // Indirect part: 512 indirect jumps, each to the next, at addresses that
 // fall on all 512 values of the 9 bits the target table uses (a unit of 7
