@@ -6,7 +6,9 @@ PMUv3 (QEMU TCG, -icount shift=0: exact, repeatable instruction counts).
   scripts/pmu-vm test                        build, then run the C++ tests in the guest
 
 The guest runs CMD as root in the repository's directory, with
-kernel.perf_user_access=1, kernel.perf_event_paranoid=1 and a tmpfs /tmp.
+kernel.perf_user_access=1, kernel.perf_event_paranoid=1, a tmpfs /tmp and
+Debian's arm64 valgrind (its callgrind tool only) on PATH, for
+--pmubench_simulate.
 Files CMD writes under $PMU_VM_OUT come back to DIR. `run` exits with CMD's
 status; 125 means the rig itself failed (the message says why).
 Installs what it needs from Debian on first use (apt-get; root or sudo).
@@ -88,10 +90,11 @@ def boot_and_run(argv: list[str], extra_files: list[str], out_dir: str | None,
     packages.ensure_vm_tools(apt)
     kernel = packages.ensure_kernel(apt, os.path.join(CACHE, "kernel"))
     busybox = packages.ensure_busybox(apt, os.path.join(CACHE, "busybox"))
+    valgrind = packages.ensure_valgrind(apt, os.path.join(CACHE, "valgrind"))
     nonce = vm.new_nonce()
     init = vm.init_script(nonce, REPO, argv, out_dir is not None)
     initrd = vm.build_initramfs(init, busybox, guest_programs(extra_files),
-                                os.path.join(CACHE, "lean"))
+                                os.path.join(CACHE, "lean"), valgrind)
     with tempfile.NamedTemporaryFile(prefix="pmu-vm-initrd-", suffix=".gz") as f:
         f.write(initrd)
         f.flush()

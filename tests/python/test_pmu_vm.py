@@ -142,6 +142,25 @@ def _cpio_names(data: bytes) -> list[str]:
     return names
 
 
+def test_initramfs_puts_packaged_files_at_their_guest_paths(tmp_path):
+    busybox = tmp_path / "busybox"
+    busybox.write_bytes(b"#!busybox\n")
+    supp = tmp_path / "default.supp"
+    supp.write_bytes(b"{ suppression }\n")
+    launcher = tmp_path / "valgrind"
+    launcher.write_bytes(b"#!/bin/sh -e\nexec $0.bin \"$@\"\n")
+    launcher.chmod(0o755)
+    data = gzip.decompress(vm.build_initramfs(
+        "#!/bin/sh\n", str(busybox), [], str(tmp_path / "lean"),
+        {"/usr/libexec/valgrind/default.supp": str(supp),
+         "/usr/bin/valgrind": str(launcher)}))
+    names = _cpio_names(data)
+    assert "usr/libexec/valgrind/default.supp" in names
+    assert "usr/bin/valgrind" in names
+    assert names.index("usr/bin") < names.index("usr/bin/valgrind")
+    assert b"{ suppression }" in data
+
+
 # --- ELF closure --------------------------------------------------------------
 
 READELF_D = """
@@ -229,6 +248,40 @@ def test_arguments_stay_literal_except_the_output_directory():
 def test_init_script_is_valid_shell():
     text = guest_init.script(NONCE, "/r", ["a b", "$(rm -rf /)"], True)
     subprocess.run(["sh", "-n"], input=text.encode(), check=True)
+
+
+VALGRIND_DEB = ["./usr/bin/valgrind", "./usr/bin/valgrind.bin", "./usr/bin/vgdb",
+                "./usr/bin/callgrind_annotate", "./usr/include/valgrind/valgrind.h",
+                "./usr/libexec/valgrind/callgrind-arm64-linux",
+                "./usr/libexec/valgrind/memcheck-arm64-linux",
+                "./usr/libexec/valgrind/vgpreload_core-arm64-linux.so",
+                "./usr/libexec/valgrind/vgpreload_memcheck-arm64-linux.so",
+                "./usr/libexec/valgrind/default.supp",
+                "./usr/libexec/valgrind/arm-core.xml"]
+
+
+def test_valgrind_files_are_the_launcher_one_tool_and_its_preloads():
+    assert packages.valgrind_files(VALGRIND_DEB) == [
+        "usr/bin/valgrind", "usr/bin/valgrind.bin",
+        "usr/libexec/valgrind/callgrind-arm64-linux",
+        "usr/libexec/valgrind/vgpreload_core-arm64-linux.so",
+        "usr/libexec/valgrind/default.supp"]
+    # A tool with a preload of its own brings it; paths may come without "./".
+    memcheck = packages.valgrind_files([f[2:] for f in VALGRIND_DEB], tool="memcheck")
+    assert "usr/libexec/valgrind/vgpreload_memcheck-arm64-linux.so" in memcheck
+    assert "usr/libexec/valgrind/callgrind-arm64-linux" not in memcheck
+
+
+def test_valgrind_files_name_what_the_package_lacks():
+    without = [f for f in VALGRIND_DEB if not f.endswith(("default.supp", "valgrind.bin"))]
+    with pytest.raises(packages.SetupError,
+                       match=r"no usr/bin/valgrind\.bin, usr/libexec/valgrind/default\.supp"):
+        packages.valgrind_files(without)
+
+
+def test_guest_path_has_usr_bin_for_valgrind():
+    text = guest_init.script(NONCE, "/r", ["true"], False)
+    assert "export PATH=/bin:/usr/bin " in text
 
 
 def test_newest_kernel_compares_versions_numerically():
