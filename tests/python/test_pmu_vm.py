@@ -354,6 +354,24 @@ def test_accuracy_check_holds_the_batch_to_the_loop_entry_slack():
     assert test_results.check_accuracy({"benchmarks": []}).counts.failed == 1
 
 
+def test_simulated_accuracy_is_exact_against_expected_instructions():
+    report = {"benchmarks": [
+        {"name": "BM_AccuracyNops", "run_type": "iteration", "iterations": 50,
+         "callgrind/instructions/": 102.0, "expected_instructions": 102},
+        {"name": "BM_AccuracyEmptyLoop", "run_type": "iteration", "iterations": 50,
+         "callgrind/instructions/": 2.02, "expected_instructions": 2},
+        {"name": "BM_AccuracyJumps", "run_type": "iteration", "iterations": 50,
+         "expected_instructions": 102}]}
+    check = test_results.check_accuracy(report, "callgrind/instructions/", slack=0,
+                                        expected_key="expected_instructions")
+    # One instruction per batch of 50 is a failure; so is a missing count.
+    assert check.counts == Counts(passed=1, failed=2)
+    assert "(1 per batch of 50)" in check.lines[1]
+    none = test_results.check_accuracy({"benchmarks": []}, "callgrind/instructions/",
+                                       expected_key="expected_instructions")
+    assert none.lines == ["FAIL no benchmark reports expected_instructions"]
+
+
 def test_summary_line_for_scripts_test():
     out = "perf_tests: 3 passed, 0 failed, 1 skipped\n...\n140 passed, 2 failed, 9 skipped\n"
     assert test_results.parse_summary(out) == Counts(passed=140, failed=2, skipped=9)
@@ -375,11 +393,16 @@ def test_rig_failure_names_why_the_status_did_not_come_back():
 
 
 def test_test_script_frames_each_binary_and_the_accuracy_run():
-    script = cli.test_script(["build/arm64/tests/perf/perf_tests"], "accuracy.json")
+    script = cli.test_script(["build/arm64/tests/perf/perf_tests"], "accuracy.json",
+                             "simulated.json")
     assert f"echo '{test_results.BEGIN} build/arm64/tests/perf/perf_tests'" in script
     assert f'echo "{test_results.END} build/arm64/tests/perf/perf_tests $?"' in script
     assert "--counters=instructions" in script
     assert '$PMU_VM_OUT/accuracy.json' in script
+    simulated = [line for line in script.splitlines()
+                 if f"{test_results.BEGIN} simulated-accuracy" in line]
+    assert len(simulated) == 1 and "--pmubench_simulate " in simulated[0]
+    assert '$PMU_VM_OUT/simulated.json' in simulated[0]
     subprocess.run(["sh", "-n"], input=script.encode(), check=True)
 
 
