@@ -4,9 +4,13 @@ PMUv3 (QEMU TCG, -icount shift=0: exact, repeatable instruction counts).
   scripts/pmu-vm build                       cross-build every CMake target into build/arm64
   scripts/pmu-vm run [--out DIR] -- CMD ...  run CMD (a path from the repo root) in the guest
   scripts/pmu-vm test                        build, then run the C++ tests in the guest
+  scripts/pmu-vm simulate-test [--all]       build, then the callgrind backend's end-to-end
+                                             tests under valgrind in the guest (slow)
 
 The guest runs CMD as root in the repository's directory, with
-kernel.perf_user_access=1, kernel.perf_event_paranoid=1 and a tmpfs /tmp.
+kernel.perf_user_access=1, kernel.perf_event_paranoid=1, a tmpfs /tmp and
+Debian's arm64 valgrind (its callgrind tool only) on PATH, for
+--pmubench_simulate.
 Files CMD writes under $PMU_VM_OUT come back to DIR. `run` exits with CMD's
 status; 125 means the rig itself failed (the message says why).
 Installs what it needs from Debian on first use (apt-get; root or sudo).
@@ -42,6 +46,16 @@ RIG_FAILED = 125
 TEST_BINARIES = ("tests/runner/runner_hardware_tests", "tests/perf/perf_tests",
                  "tests/runner/runner_tests", "tests/runner/runner_e2e_tests")
 BENCHES = "benches/all"
+# The callgrind backend's end-to-end tests (`simulate-test`): by default the
+# determinism test only, about 7 minutes of TCG (too long for `test`).
+SIMULATE_TESTS = "tests/runner/runner_simulate_e2e_tests"
+SIMULATE_TARGETS = ("runner_simulate_e2e_tests", "runner_simulate_cases",
+                    "runner_simulate_cases_more")
+DETERMINISM_TEST = "SimulateTest.HeavyCasesCountTheSameAloneAfterOthersAndFromAnyPath"
+# The accuracy kernels under --pmubench_simulate (callgrind in the guest):
+# the same cases, counted by valgrind, must read expected_instructions
+# exactly (fixed iterations; the loop entry cancels between the dumps).
+SIMULATED_COUNTER = "callgrind/instructions/"
 # The CMake targets `test` runs (runner_e2e_tests runs runner_e2e_cases): the
 # arm64 build of the others (the callgrind, console and conversion tests,
 # which run on the host) would only cost CI time.
@@ -88,10 +102,11 @@ def boot_and_run(argv: list[str], extra_files: list[str], out_dir: str | None,
     packages.ensure_vm_tools(apt)
     kernel = packages.ensure_kernel(apt, os.path.join(CACHE, "kernel"))
     busybox = packages.ensure_busybox(apt, os.path.join(CACHE, "busybox"))
+    valgrind = packages.ensure_valgrind(apt, os.path.join(CACHE, "valgrind"))
     nonce = vm.new_nonce()
     init = vm.init_script(nonce, REPO, argv, out_dir is not None)
     initrd = vm.build_initramfs(init, busybox, guest_programs(extra_files),
-                                os.path.join(CACHE, "lean"))
+                                os.path.join(CACHE, "lean"), valgrind)
     with tempfile.NamedTemporaryFile(prefix="pmu-vm-initrd-", suffix=".gz") as f:
         f.write(initrd)
         f.flush()
@@ -159,19 +174,22 @@ def _show_command_output(stream: str, text: str) -> None:
 
 
 
-def test_script(binaries: list[str], accuracy_json: str) -> str:
+def test_script(binaries: list[str], accuracy_json: str, simulated_json: str) -> str:
     """The guest's shell script for `test`: each binary framed for
-    test_results.split_sections, then the accuracy kernels."""
+    test_results.split_sections, then the accuracy kernels, counted by the
+    PMU and then by callgrind (--pmubench_simulate)."""
     lines = []
     for b in binaries:
         lines.append(f"echo '{test_results.BEGIN} {b}'; {b}; "
                      f"echo \"{test_results.END} {b} $?\"")
     bench = os.path.join("build", "arm64", BENCHES)
-    lines.append(f"echo '{test_results.BEGIN} accuracy'; {bench} "
-                 "--benchmark_filter=BM_Accuracy --counters=instructions "
-                 "--benchmark_min_time=0.01 "
-                 f"--benchmark_out=\"$PMU_VM_OUT/{accuracy_json}\" --benchmark_out_format=json; "
-                 f"echo \"{test_results.END} accuracy $?\"")
+    for name, flags, out in (
+            ("accuracy", "--counters=instructions --benchmark_min_time=0.01", accuracy_json),
+            ("simulated-accuracy", "--pmubench_simulate", simulated_json)):
+        lines.append(f"echo '{test_results.BEGIN} {name}'; {bench} "
+                     f"--benchmark_filter=BM_Accuracy {flags} "
+                     f"--benchmark_out=\"$PMU_VM_OUT/{out}\" --benchmark_out_format=json; "
+                     f"echo \"{test_results.END} {name} $?\"")
     return "\n".join(lines) + "\n"
 
 
@@ -194,8 +212,9 @@ def test(timeout: float, jobs: int, do_build: bool) -> int:
         _show_command_output(stream, text)
 
     with tempfile.TemporaryDirectory(prefix="pmu-vm-test-") as out_dir:
-        outcome = boot_and_run(["sh", "-c", test_script(binaries, "accuracy.json")], [],
-                               out_dir, timeout, show)
+        outcome = boot_and_run(["sh", "-c", test_script(binaries, "accuracy.json",
+                                                         "simulated_accuracy.json")],
+                               [], out_dir, timeout, show)
         totals = Counts(failed=len(missing))
         why = rig_failure(outcome, timeout)
         if why:
@@ -205,6 +224,10 @@ def test(timeout: float, jobs: int, do_build: bool) -> int:
         for section in test_results.split_sections("\n".join(stdout_lines)):
             if section.name == "accuracy":
                 counts = _accuracy_counts(section, os.path.join(out_dir, "accuracy.json"))
+            elif section.name == "simulated-accuracy":
+                counts = _accuracy_counts(
+                    section, os.path.join(out_dir, "simulated_accuracy.json"),
+                    SIMULATED_COUNTER, slack=0)
             else:
                 counts = test_results.parse_gtest(section.output, section.exit_status)
             totals.add(counts)
@@ -216,11 +239,46 @@ def test(timeout: float, jobs: int, do_build: bool) -> int:
     return 0 if totals.failed == 0 and totals.passed > 0 else 1
 
 
-def _accuracy_counts(section: test_results.Section, json_path: str) -> Counts:
+def simulate_test(timeout: float, jobs: int, do_build: bool, every_test: bool) -> int:
+    """The callgrind backend's end-to-end tests under valgrind in the guest:
+    the determinism test, or with every_test the whole binary."""
+    start = time.monotonic()
+    if do_build and build(jobs, SIMULATE_TARGETS) != 0:
+        print("pmu-vm simulate-test: the arm64 build failed\n0 passed, 1 failed, 0 skipped")
+        return 1
+    binary = os.path.join("build", "arm64", SIMULATE_TESTS)
+    if not os.path.exists(os.path.join(REPO, binary)):
+        print(f"pmu-vm simulate-test: missing {binary} (run `scripts/pmu-vm build`)",
+              file=sys.stderr)
+        return 2
+    argv = [binary] + ([] if every_test else [f"--gtest_filter={DETERMINISM_TEST}"])
+    stdout_lines: list[str] = []
+
+    def show(stream: str, text: str) -> None:
+        if stream == console.STDOUT:
+            stdout_lines.append(text)
+        _show_command_output(stream, text)
+
+    outcome = boot_and_run(argv, [], None, timeout, show)
+    counts = test_results.parse_gtest("\n".join(stdout_lines), outcome.exit_status)
+    why = rig_failure(outcome, timeout)
+    if why:
+        report_rig_failure(why, outcome)
+        counts.failed += 1
+    print(f"pmu-vm simulate-test: guest ran {outcome.seconds:.0f} s, "
+          f"{time.monotonic() - start:.0f} s in all")
+    print(f"{counts.passed} passed, {counts.failed} failed, {counts.skipped} skipped")
+    return 0 if counts.failed == 0 and counts.passed > 0 else 1
+
+
+def _accuracy_counts(section: test_results.Section, json_path: str,
+                     counter: str = "instructions",
+                     slack: int = test_results.LOOP_ENTRY_SLACK) -> Counts:
     if section.exit_status != 0 or not os.path.exists(json_path):
-        print(f"accuracy: {BENCHES} exited {section.exit_status} without a JSON report")
+        print(f"{section.name}: {BENCHES} exited {section.exit_status} without a JSON report")
         return Counts(failed=1)
-    check = test_results.check_accuracy(test_results.load_report(json_path))
+    check = test_results.check_accuracy(test_results.load_report(json_path), counter, slack,
+                                        expected_key="expected_instructions")
     for line in check.lines:
         print("  " + line)
     return check.counts
@@ -237,14 +295,21 @@ def main(argv: list[str]) -> int:
                        help="copy the files the command writes under $PMU_VM_OUT to DIR")
     p_test = sub.add_parser("test", help="build the targets it runs, then run the C++ tests "
                             "in the guest")
-    p_test.add_argument("--no-build", action="store_true",
-                        help="use build/arm64 as it is")
-    for p, default in ((p_run, 900), (p_test, 1800)):
+    p_sim = sub.add_parser("simulate-test", help="build the callgrind backend's end-to-end "
+                           "tests, then run the determinism test (or all) under valgrind "
+                           "in the guest (about 7 minutes)")
+    p_sim.add_argument("--all", action="store_true",
+                       help="every test of runner_simulate_e2e_tests, not only "
+                            + DETERMINISM_TEST)
+    for p in (p_test, p_sim):
+        p.add_argument("--no-build", action="store_true",
+                       help="use build/arm64 as it is")
+    for p, default in ((p_run, 900), (p_test, 1800), (p_sim, 3600)):
         p.add_argument("--timeout", type=float, metavar="SECONDS",
                        default=float(os.environ.get("PMU_VM_TIMEOUT", default)),
                        help=f"kill the guest after this long (default {default}, "
                             "or $PMU_VM_TIMEOUT)")
-    for p in (p_build, p_test):
+    for p in (p_build, p_test, p_sim):
         p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     p_run.add_argument("command", nargs=argparse.REMAINDER,
                        help="-- CMD [ARGS...]: CMD is a path from the repository root")
@@ -255,6 +320,8 @@ def main(argv: list[str]) -> int:
         if args.verb == "run":
             command = args.command[1:] if args.command[:1] == ["--"] else args.command
             return run(command, args.out, args.timeout)
+        if args.verb == "simulate-test":
+            return simulate_test(args.timeout, args.jobs, not args.no_build, args.all)
         return test(args.timeout, args.jobs, not args.no_build)
     except (packages.SetupError, FileNotFoundError, subprocess.CalledProcessError) as e:
         print(f"pmu-vm: {e}", file=sys.stderr)

@@ -47,7 +47,7 @@ echo '{mark}:out-end'
 """
     return f"""#!/bin/busybox sh
 /bin/busybox --install -s /bin
-export PATH=/bin HOME=/tmp TMPDIR=/tmp PMU_VM_OUT={GUEST_OUT}
+export PATH=/bin:/usr/bin HOME=/tmp TMPDIR=/tmp PMU_VM_OUT={GUEST_OUT}
 fail() {{ echo "{mark}:setup-failed $1"; poweroff -f; }}
 mount -t proc proc /proc || fail 'mount /proc'
 mount -t sysfs sysfs /sys || fail 'mount /sys'

@@ -1,7 +1,7 @@
 """What the rig needs from Debian, installed on first use and found
 quickly afterwards: host tools (apt-get install), the :arm64 development
-libraries (multiarch), and an arm64 kernel and busybox (apt-get download,
-unpacked into a cache under build/)."""
+libraries (multiarch), and an arm64 kernel, busybox and valgrind (apt-get
+download, unpacked into a cache under build/)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ ARM64_PACKAGES = ("libbenchmark-dev:arm64", "libabsl-dev:arm64",
                   "libgmock-dev:arm64")
 KERNEL_PATTERN = r"^linux-image-.*-cloud-arm64-unsigned$"
 BUSYBOX = "busybox-static:arm64"
+VALGRIND = "valgrind:arm64"
+# The one valgrind tool the guest runs (--pmubench_simulate starts callgrind).
+VALGRIND_TOOL = "callgrind"
+VALGRIND_LIBEXEC = "usr/libexec/valgrind"
 
 
 class SetupError(RuntimeError):
@@ -151,6 +155,46 @@ def ensure_busybox(apt: Apt, cache: str) -> str:
     if not os.path.exists(path):
         raise SetupError(f"pmu-vm: {BUSYBOX} did not provide bin/busybox")
     return path
+
+
+def valgrind_files(package_files: list[str], tool: str = VALGRIND_TOOL) -> list[str]:
+    """The files of the valgrind package (paths relative to its root) that
+    run `valgrind --tool=TOOL` on arm64: Debian's launcher script
+    usr/bin/valgrind and the valgrind.bin it execs, and from the compiled-in
+    library directory (usr/libexec/valgrind, overridden by $VALGRIND_LIB)
+    the tool, the core preload, the tool's own preload when it has one, and
+    default.supp, which valgrind reads at every start. The other tools (~2 MB
+    each) stay out."""
+    present = {f.removeprefix("./").lstrip("/") for f in package_files}
+    lib = VALGRIND_LIBEXEC
+    required = ["usr/bin/valgrind", "usr/bin/valgrind.bin", f"{lib}/{tool}-arm64-linux",
+                f"{lib}/vgpreload_core-arm64-linux.so", f"{lib}/default.supp"]
+    missing = [f for f in required if f not in present]
+    if missing:
+        raise SetupError(f"pmu-vm: the {VALGRIND} package has no {', '.join(missing)}: "
+                         "delete build/pmu-vm/valgrind to download it again")
+    optional = f"{lib}/vgpreload_{tool}-arm64-linux.so"
+    return required + ([optional] if optional in present else [])
+
+
+def _files_under(root: str) -> list[str]:
+    found = []
+    for top, _dirs, files in os.walk(root):
+        found.extend(os.path.relpath(os.path.join(top, f), root) for f in files)
+    return found
+
+
+def ensure_valgrind(apt: Apt, cache: str) -> dict[str, str]:
+    """Guest path -> host path of the valgrind files the guest needs
+    (valgrind_files), downloading Debian's arm64 package on first use. In
+    the guest they sit where the package puts them, so the launcher finds
+    its tools without $VALGRIND_LIB and /usr/bin is on the guest's PATH."""
+    root = os.path.join(cache, "root")
+    if not os.path.exists(os.path.join(root, VALGRIND_LIBEXEC,
+                                       f"{VALGRIND_TOOL}-arm64-linux")):
+        apt.ensure_arm64_architecture()
+        apt.download_and_unpack(VALGRIND, cache)
+    return {f"/{f}": os.path.join(root, f) for f in valgrind_files(_files_under(root))}
 
 
 def ensure_vm_tools(apt: Apt) -> None:

@@ -1,5 +1,6 @@
 """Counts of `scripts/pmu-vm test`: the closing lines of each GoogleTest
-binary run in the guest, and the accuracy kernels' JSON check.
+binary run in the guest, and the accuracy kernels' JSON checks (PMU and
+callgrind counts).
 
 The guest's test script frames each binary's output with
     @@pmu-vm-test:begin <name>
@@ -84,13 +85,16 @@ LOOP_ENTRY_SLACK = 2
 
 
 def check_accuracy(report: dict, counter: str = "instructions",
-                   slack: int = LOOP_ENTRY_SLACK) -> AccuracyCheck:
-    """One pass or failure per benchmark with an expected_<counter> counter:
-    the batch's count (per-iteration value times iterations) must equal the
-    expected count up to `slack` per batch."""
+                   slack: int = LOOP_ENTRY_SLACK,
+                   expected_key: str | None = None) -> AccuracyCheck:
+    """One pass or failure per benchmark with an expected_<counter> counter
+    (or `expected_key`, e.g. expected_instructions for the simulated
+    callgrind/instructions/): the batch's count (per-iteration value times
+    iterations) must equal the expected count up to `slack` per batch."""
     check = AccuracyCheck()
+    expected_key = expected_key or f"expected_{counter}"
     for bench in report.get("benchmarks", []):
-        expected = bench.get(f"expected_{counter}")
+        expected = bench.get(expected_key)
         if expected is None or bench.get("run_type") == "aggregate":
             continue
         got = bench.get(counter)
@@ -104,7 +108,7 @@ def check_accuracy(report: dict, counter: str = "instructions",
                            f"({residue} per batch of {iterations})")
     if not check.lines:
         check.counts.failed += 1
-        check.lines.append(f"FAIL no benchmark reports expected_{counter}")
+        check.lines.append(f"FAIL no benchmark reports {expected_key}")
     return check
 
 

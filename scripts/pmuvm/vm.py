@@ -44,12 +44,14 @@ def lean_copy(path: str, cache_dir: str) -> str:
 
 
 def build_initramfs(init_text: str, busybox: str, programs: list[str],
-                    lean_cache: str) -> bytes:
+                    lean_cache: str, packaged: dict[str, str] | None = None) -> bytes:
     """gzip'd newc archive: /init, busybox, programs at their host paths
-    (lean copies when ELF, see lean_copy) and the arm64 libraries they
-    load."""
+    (lean copies when ELF, see lean_copy), packaged files (guest path ->
+    host path, copied as they are) and the arm64 libraries they all load."""
+    packaged = packaged or {}
     elves = [p for p in programs if elf_closure.is_elf(p)]
-    libs = elf_closure.closure(elves, elf_closure.readelf_needed,
+    packaged_elves = [h for h in packaged.values() if elf_closure.is_elf(h)]
+    libs = elf_closure.closure(elves + packaged_elves, elf_closure.readelf_needed,
                                elf_closure.find_in(elf_closure.MULTIARCH_DIRS))
     entries = [cpio.directory(d) for d in ("proc", "sys", "dev", "tmp", "bin")]
     entries.append(cpio.regular("init", init_text.encode()))
@@ -58,7 +60,8 @@ def build_initramfs(init_text: str, busybox: str, programs: list[str],
         entries.append(cpio.regular(f"{GUEST_LIBDIR}/{soname}", _read(host_path)))
     # The loader is in the closure (libc needs it); PT_INTERP names it by
     # another path (/lib/ld-linux-aarch64.so.1): link that path to it.
-    for interp in sorted({elf_closure.readelf_interpreter(p) for p in elves} - {None}):
+    interpreters = {elf_closure.readelf_interpreter(p) for p in elves + packaged_elves}
+    for interp in sorted(interpreters - {None}):
         base = os.path.basename(interp)
         if base not in libs:
             raise FileNotFoundError(f"{interp}: the loader is not among the libraries "
@@ -68,6 +71,9 @@ def build_initramfs(init_text: str, busybox: str, programs: list[str],
     for program in programs:
         data = _read(lean_copy(program, lean_cache) if program in elves else program)
         entries.append(cpio.regular(program, data, executable=os.access(program, os.X_OK)))
+    for guest_path, host_path in sorted(packaged.items()):
+        entries.append(cpio.regular(guest_path, _read(host_path),
+                                    executable=os.access(host_path, os.X_OK)))
     return gzip.compress(cpio.archive(entries), compresslevel=6)
 
 

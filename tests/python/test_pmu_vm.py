@@ -142,6 +142,25 @@ def _cpio_names(data: bytes) -> list[str]:
     return names
 
 
+def test_initramfs_puts_packaged_files_at_their_guest_paths(tmp_path):
+    busybox = tmp_path / "busybox"
+    busybox.write_bytes(b"#!busybox\n")
+    supp = tmp_path / "default.supp"
+    supp.write_bytes(b"{ suppression }\n")
+    launcher = tmp_path / "valgrind"
+    launcher.write_bytes(b"#!/bin/sh -e\nexec $0.bin \"$@\"\n")
+    launcher.chmod(0o755)
+    data = gzip.decompress(vm.build_initramfs(
+        "#!/bin/sh\n", str(busybox), [], str(tmp_path / "lean"),
+        {"/usr/libexec/valgrind/default.supp": str(supp),
+         "/usr/bin/valgrind": str(launcher)}))
+    names = _cpio_names(data)
+    assert "usr/libexec/valgrind/default.supp" in names
+    assert "usr/bin/valgrind" in names
+    assert names.index("usr/bin") < names.index("usr/bin/valgrind")
+    assert b"{ suppression }" in data
+
+
 # --- ELF closure --------------------------------------------------------------
 
 READELF_D = """
@@ -231,6 +250,40 @@ def test_init_script_is_valid_shell():
     subprocess.run(["sh", "-n"], input=text.encode(), check=True)
 
 
+VALGRIND_DEB = ["./usr/bin/valgrind", "./usr/bin/valgrind.bin", "./usr/bin/vgdb",
+                "./usr/bin/callgrind_annotate", "./usr/include/valgrind/valgrind.h",
+                "./usr/libexec/valgrind/callgrind-arm64-linux",
+                "./usr/libexec/valgrind/memcheck-arm64-linux",
+                "./usr/libexec/valgrind/vgpreload_core-arm64-linux.so",
+                "./usr/libexec/valgrind/vgpreload_memcheck-arm64-linux.so",
+                "./usr/libexec/valgrind/default.supp",
+                "./usr/libexec/valgrind/arm-core.xml"]
+
+
+def test_valgrind_files_are_the_launcher_one_tool_and_its_preloads():
+    assert packages.valgrind_files(VALGRIND_DEB) == [
+        "usr/bin/valgrind", "usr/bin/valgrind.bin",
+        "usr/libexec/valgrind/callgrind-arm64-linux",
+        "usr/libexec/valgrind/vgpreload_core-arm64-linux.so",
+        "usr/libexec/valgrind/default.supp"]
+    # A tool with a preload of its own brings it; paths may come without "./".
+    memcheck = packages.valgrind_files([f[2:] for f in VALGRIND_DEB], tool="memcheck")
+    assert "usr/libexec/valgrind/vgpreload_memcheck-arm64-linux.so" in memcheck
+    assert "usr/libexec/valgrind/callgrind-arm64-linux" not in memcheck
+
+
+def test_valgrind_files_name_what_the_package_lacks():
+    without = [f for f in VALGRIND_DEB if not f.endswith(("default.supp", "valgrind.bin"))]
+    with pytest.raises(packages.SetupError,
+                       match=r"no usr/bin/valgrind\.bin, usr/libexec/valgrind/default\.supp"):
+        packages.valgrind_files(without)
+
+
+def test_guest_path_has_usr_bin_for_valgrind():
+    text = guest_init.script(NONCE, "/r", ["true"], False)
+    assert "export PATH=/bin:/usr/bin " in text
+
+
 def test_newest_kernel_compares_versions_numerically():
     names = ["linux-image-6.1.0-56-cloud-arm64-unsigned",
              "linux-image-6.12.9+deb12-cloud-arm64-unsigned",
@@ -301,6 +354,24 @@ def test_accuracy_check_holds_the_batch_to_the_loop_entry_slack():
     assert test_results.check_accuracy({"benchmarks": []}).counts.failed == 1
 
 
+def test_simulated_accuracy_is_exact_against_expected_instructions():
+    report = {"benchmarks": [
+        {"name": "BM_AccuracyNops", "run_type": "iteration", "iterations": 50,
+         "callgrind/instructions/": 102.0, "expected_instructions": 102},
+        {"name": "BM_AccuracyEmptyLoop", "run_type": "iteration", "iterations": 50,
+         "callgrind/instructions/": 2.02, "expected_instructions": 2},
+        {"name": "BM_AccuracyJumps", "run_type": "iteration", "iterations": 50,
+         "expected_instructions": 102}]}
+    check = test_results.check_accuracy(report, "callgrind/instructions/", slack=0,
+                                        expected_key="expected_instructions")
+    # One instruction per batch of 50 is a failure; so is a missing count.
+    assert check.counts == Counts(passed=1, failed=2)
+    assert "(1 per batch of 50)" in check.lines[1]
+    none = test_results.check_accuracy({"benchmarks": []}, "callgrind/instructions/",
+                                       expected_key="expected_instructions")
+    assert none.lines == ["FAIL no benchmark reports expected_instructions"]
+
+
 def test_summary_line_for_scripts_test():
     out = "perf_tests: 3 passed, 0 failed, 1 skipped\n...\n140 passed, 2 failed, 9 skipped\n"
     assert test_results.parse_summary(out) == Counts(passed=140, failed=2, skipped=9)
@@ -322,11 +393,16 @@ def test_rig_failure_names_why_the_status_did_not_come_back():
 
 
 def test_test_script_frames_each_binary_and_the_accuracy_run():
-    script = cli.test_script(["build/arm64/tests/perf/perf_tests"], "accuracy.json")
+    script = cli.test_script(["build/arm64/tests/perf/perf_tests"], "accuracy.json",
+                             "simulated.json")
     assert f"echo '{test_results.BEGIN} build/arm64/tests/perf/perf_tests'" in script
     assert f'echo "{test_results.END} build/arm64/tests/perf/perf_tests $?"' in script
     assert "--counters=instructions" in script
     assert '$PMU_VM_OUT/accuracy.json' in script
+    simulated = [line for line in script.splitlines()
+                 if f"{test_results.BEGIN} simulated-accuracy" in line]
+    assert len(simulated) == 1 and "--pmubench_simulate " in simulated[0]
+    assert '$PMU_VM_OUT/simulated.json' in simulated[0]
     subprocess.run(["sh", "-n"], input=script.encode(), check=True)
 
 

@@ -157,7 +157,7 @@ bool ValgrindAccepts(const std::string& flag, const std::string& geometry) {
 }
 
 TEST(CacheGeometryTest, RefusedWhereValgrindRefusesIt) {
-  if (std::system("valgrind --version >/dev/null 2>&1") != 0 ||
+  if (std::system("valgrind --tool=callgrind --version >/dev/null 2>&1") != 0 ||
       !ValgrindAccepts("D1", kDefaultD1)) {
     GTEST_SKIP() << "valgrind is not installed or cannot run here "
                     "(apt-get install valgrind)";

@@ -3,6 +3,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <valgrind/valgrind.h>
 
 #include <cerrno>
 #include <cstring>
@@ -26,6 +27,13 @@ ScopedFd PerfEventOpen(perf_event_attr* attr, int group_fd) {
                                            /*pid=*/0, /*cpu=*/-1, group_fd,
                                            PERF_FLAG_FD_CLOEXEC)));
 }
+
+// Valgrind decodes neither x86-64's rdpmc nor arm64's mrs of the PMU
+// counters: the program stops with SIGILL ("Unrecognised instruction"). A
+// group opened under it (a case that probes the PMU at registration, in the
+// process --pmubench_simulate starts under callgrind on a machine with a
+// PMU) must never execute them, so it is read with read(2).
+bool UserReadsCanRun() { return RUNNING_ON_VALGRIND == 0; }
 
 perf_event_attr MakeAttr(const ResolvedEvent& event,
                          const GroupOptions& options, bool leader) {
@@ -245,14 +253,16 @@ void CounterGroup::ChooseReadMethod(bool use_rdpmc) {
   const size_t n = events_.size();
   std::array<bool, kMaxGroupEvents> readable{};
   int first_unreadable = -1;
+  const bool user_reads_run = UserReadsCanRun();
   for (size_t i = 0; i < n; ++i) {
     const perf_event_mmap_page* page = pages_[i].get();
     page_ptrs_[i] = page;
     // As Snapshot reads it (ReadGroupPages): the leader with its times,
     // each member's count alone.
     uint64_t count = 0;
-    readable[i] = page != nullptr && (i == 0 ? ReadMmapPage(page).has_value()
-                                             : ReadPageCount(page, count));
+    readable[i] =
+        user_reads_run && page != nullptr &&
+        (i == 0 ? ReadMmapPage(page).has_value() : ReadPageCount(page, count));
     if (!readable[i] && first_unreadable < 0) {
       first_unreadable = static_cast<int>(i);
     }
@@ -262,7 +272,12 @@ void CounterGroup::ChooseReadMethod(bool use_rdpmc) {
     OpenedEvent& e = events_[i];
     e.read_method = all_rdpmc_ ? ReadMethod::kRdpmc : ReadMethod::kRead;
     if (all_rdpmc_ || !use_rdpmc) continue;
-    if (readable[i]) {
+    if (!user_reads_run) {
+      e.read_fallback_reason = absl::StrCat(
+          "'", e.event.spec,
+          "' is read with read(2): this process runs under valgrind, which "
+          "cannot execute the user-space counter read");
+    } else if (readable[i]) {
       e.read_fallback_reason = absl::StrCat(
           "'", e.event.spec, "' is read with read(2): its group also holds '",
           events_[first_unreadable].event.spec,
