@@ -47,6 +47,20 @@ const std::array<unsigned long long, kWords>& Bits() {
   return bits;
 }
 
+// 64 units, unit j a branch taken when bit j of a register is set (`test`
+// is the instruction that branches on it, its target to come), to 2 bytes
+// or 2 instructions further, so that the target is not the next
+// instruction (callgrind takes such a branch for an inverted one).
+#define PMUBENCH_BRANCH_ON_EACH_BIT(test)               \
+  ".set pmubench_reset_bit, 0\n\t"                      \
+  ".rept 64\n\t" test                                   \
+  " 1f\n\t"                                             \
+  "nop\n\t"                                             \
+  "nop\n"                                               \
+  "1:\n\t"                                              \
+  ".set pmubench_reset_bit, pmubench_reset_bit + 1\n\t" \
+  ".endr\n\t"
+
 #if defined(__x86_64__)
 __attribute__((noinline)) void RunConditionalBranches(
     const unsigned long long* p, const unsigned long long* end) {
@@ -57,24 +71,8 @@ __attribute__((noinline)) void RunConditionalBranches(
       "movq (%[p]), %%rax\n\t"
       "movq 8(%[p]), %%rdx\n\t"
       "addq $16, %[p]\n\t"
-      ".set pmubench_reset_bit, 0\n\t"
-      ".rept 64\n\t"
-      "btq $pmubench_reset_bit, %%rax\n\t"
-      "jc 1f\n\t"
-      "nop\n\t"
-      "nop\n"
-      "1:\n\t"
-      ".set pmubench_reset_bit, pmubench_reset_bit + 1\n\t"
-      ".endr\n\t"
-      ".set pmubench_reset_bit, 0\n\t"
-      ".rept 64\n\t"
-      "btq $pmubench_reset_bit, %%rdx\n\t"
-      "jc 1f\n\t"
-      "nop\n\t"
-      "nop\n"
-      "1:\n\t"
-      ".set pmubench_reset_bit, pmubench_reset_bit + 1\n\t"
-      ".endr\n\t"
+      PMUBENCH_BRANCH_ON_EACH_BIT("btq $pmubench_reset_bit, %%rax\n\tjc")
+      PMUBENCH_BRANCH_ON_EACH_BIT("btq $pmubench_reset_bit, %%rdx\n\tjc")
       "cmpq %[end], %[p]\n\t"
       "movq %%r8, %%r10\n\t"
       "cmovaeq %%r9, %%r10\n\t"
@@ -92,22 +90,8 @@ __attribute__((noinline)) void RunConditionalBranches(
       "adr x14, 20f\n"
       "10:\n\t"
       "ldp x9, x10, [%[p]], #16\n\t"
-      ".set pmubench_reset_bit, 0\n\t"
-      ".rept 64\n\t"
-      "tbnz x9, #pmubench_reset_bit, 1f\n\t"
-      "nop\n\t"
-      "nop\n"
-      "1:\n\t"
-      ".set pmubench_reset_bit, pmubench_reset_bit + 1\n\t"
-      ".endr\n\t"
-      ".set pmubench_reset_bit, 0\n\t"
-      ".rept 64\n\t"
-      "tbnz x10, #pmubench_reset_bit, 1f\n\t"
-      "nop\n\t"
-      "nop\n"
-      "1:\n\t"
-      ".set pmubench_reset_bit, pmubench_reset_bit + 1\n\t"
-      ".endr\n\t"
+      PMUBENCH_BRANCH_ON_EACH_BIT("tbnz x9, #pmubench_reset_bit,")
+      PMUBENCH_BRANCH_ON_EACH_BIT("tbnz x10, #pmubench_reset_bit,")
       "cmp %[p], %[end]\n\t"
       "csel x15, x14, x13, hs\n\t"
       "br x15\n"
