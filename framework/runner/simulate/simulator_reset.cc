@@ -50,7 +50,8 @@ const std::array<unsigned long long, kWords>& Bits() {
 // 64 units, unit j a branch taken when bit j of a register is set (`test`
 // is the instruction that branches on it, its target to come), to 2 bytes
 // or 2 instructions further, so that the target is not the next
-// instruction (callgrind takes such a branch for an inverted one).
+// instruction (callgrind's main.c counts a conditional jump to the next
+// instruction as one VEX inverted, and would flip its outcome).
 #define PMUBENCH_BRANCH_ON_EACH_BIT(test)               \
   ".set pmubench_reset_bit, 0\n\t"                      \
   ".rept 64\n\t" test                                   \
