@@ -18,7 +18,6 @@ first line clang-format would change), 2 when clang-format is missing
 
 from __future__ import annotations
 
-import argparse
 import pathlib
 import re
 import shutil
@@ -26,7 +25,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from repo_files import cxx_files  # noqa: E402
+from repo_files import cxx_files, parse_root_args, report, root_parser  # noqa: E402
 
 # clang-format's own name on Debian 12 first: another version may format
 # differently.
@@ -63,27 +62,14 @@ def unformatted(root: pathlib.Path, clang_format: str) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=pathlib.Path,
-                        default=pathlib.Path(__file__).resolve().parents[2],
-                        help="the repository to check (default: this one)")
-    args = parser.parse_args(argv)
-    if not args.root.is_dir():
-        parser.error(f"--root {args.root}: not a directory")
+    args = parse_root_args(root_parser(__doc__), argv)
     clang_format = find_clang_format()
     if clang_format is None:
         print("check_format.py: no clang-format on PATH; run scripts/setup "
               "(it installs Debian's clang-format)", file=sys.stderr)
         return 2
     offences = unformatted(args.root, clang_format)
-    for offence in offences:
-        print(offence)
-    if offences:
-        print(f"{len(offences)} C++ file(s) not formatted by .clang-format",
-              file=sys.stderr)
-        return 1
-    return 0
+    return report(offences, f"{len(offences)} C++ file(s) not formatted by .clang-format")
 
 
 if __name__ == "__main__":

@@ -23,14 +23,13 @@ Exit 0 when every function is within the limit, 1 listing each one over it
 
 from __future__ import annotations
 
-import argparse
 import ast
 import pathlib
 import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from repo_files import cxx_files, python_files  # noqa: E402
+from repo_files import cxx_files, parse_root_args, python_files, report, root_parser  # noqa: E402
 
 MAX_LINES = 60
 
@@ -271,26 +270,15 @@ def long_functions(root: pathlib.Path, max_lines: int = MAX_LINES) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=pathlib.Path,
-                        default=pathlib.Path(__file__).resolve().parents[2],
-                        help="the repository to check (default: this one)")
+    parser = root_parser(__doc__)
     parser.add_argument("--max", type=int, default=MAX_LINES,
                         help=f"the longest a function may be (default {MAX_LINES})")
-    args = parser.parse_args(argv)
-    if not args.root.is_dir():
-        parser.error(f"--root {args.root}: not a directory")
+    args = parse_root_args(parser, argv)
     if args.max < 1:
         parser.error(f"--max must be at least 1, got {args.max}")
     offences = long_functions(args.root, args.max)
-    for offence in offences:
-        print(offence)
-    if offences:
-        print(f"{len(offences)} function(s) over {args.max} lines: split each "
-              f"into its steps", file=sys.stderr)
-        return 1
-    return 0
+    return report(offences, f"{len(offences)} function(s) over {args.max} lines: split each "
+                            f"into its steps")
 
 
 if __name__ == "__main__":

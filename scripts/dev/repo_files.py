@@ -14,6 +14,7 @@ import argparse
 import os
 import pathlib
 import subprocess
+import sys
 from typing import Callable
 
 CXX_SUFFIXES = (".h", ".cc")
@@ -78,21 +79,41 @@ def python_files(root: pathlib.Path) -> list[pathlib.Path]:
     return out
 
 
-def check_main(argv: list[str], description: str,
-               check: Callable[[pathlib.Path], list[str]]) -> int:
-    """The command line every tree check shares: --root (default: this
-    repository), one line per offence that check(root) names, exit 1 when
-    there is one, 0 when there is none, 2 on a bad --root."""
+def root_parser(description: str) -> argparse.ArgumentParser:
+    """The command line every tree check shares: --root, the repository to
+    check (default: this one)."""
     parser = argparse.ArgumentParser(
         description=description,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", type=pathlib.Path,
                         default=pathlib.Path(__file__).resolve().parents[2],
                         help="the repository to check (default: this one)")
+    return parser
+
+
+def parse_root_args(parser: argparse.ArgumentParser,
+                    argv: list[str]) -> argparse.Namespace:
+    """parser's arguments; exit 2 when --root is not a directory."""
     args = parser.parse_args(argv)
     if not args.root.is_dir():
         parser.error(f"--root {args.root}: not a directory")
-    offences = check(args.root)
+    return args
+
+
+def report(offences: list[str], summary: str = "") -> int:
+    """One line per offence on stdout (and `summary` on stderr when there
+    is one); exit 1 when there is one, 0 when there is none."""
     for offence in offences:
         print(offence)
+    if offences and summary:
+        print(summary, file=sys.stderr)
     return 1 if offences else 0
+
+
+def check_main(argv: list[str], description: str,
+               check: Callable[[pathlib.Path], list[str]]) -> int:
+    """A tree check's whole command line: --root, one line per offence that
+    check(root) names, exit 1 when there is one, 0 when there is none, 2 on
+    a bad --root."""
+    args = parse_root_args(root_parser(description), argv)
+    return report(check(args.root))
