@@ -413,9 +413,9 @@ cmake_hint() {  # LOG
 # builds the same binary twice). A --cmake-arg setting these variables or
 # another build type wins.
 release_flags() {  # tree
-  local flags="-O3 -DNDEBUG -g1 -ffile-prefix-map=$1=."
-  may_simulate && flags+=" $(extern_access_flag)"
-  echo "$flags"
+  local flags="-O3 -DNDEBUG -g1 -ffile-prefix-map=$1=." extern
+  extern=$(extern_access_flag)
+  echo "$flags${extern:+ $extern}"
 }
 
 # When the runs may be counted by callgrind (--simulate, or the default on a
@@ -434,8 +434,10 @@ may_simulate() {
 # (BM_FlatHashMapInsert/4096: 700,414 and 697,349). With
 # -mno-direct-extern-access (GCC 12, x86-64) the program reaches such a
 # variable through its GOT entry and it stays in the library, whose place
-# does not depend on the program. Empty where the compiler lacks it.
+# does not depend on the program. Empty when callgrind will not count, or
+# where the compiler lacks it.
 extern_access_flag() {
+  may_simulate || return 0
   if "${CXX:-c++}" -mno-direct-extern-access -x c++ -fsyntax-only - </dev/null >/dev/null 2>&1; then
     echo "-mno-direct-extern-access"
   fi
@@ -455,8 +457,9 @@ build() {  # side sha
     spawn "$tree" bash -c "$build_cmd" >"$log" 2>&1 ||
       die_step "--build-cmd failed for $side; see $log"
   elif [[ -n $bazel_target ]]; then
-    local bazel_copts=(--copt=-g1)
-    may_simulate && [[ -n $(extern_access_flag) ]] && bazel_copts+=(--copt=-mno-direct-extern-access)
+    local bazel_copts=(--copt=-g1) extern
+    extern=$(extern_access_flag)
+    [[ -n $extern ]] && bazel_copts+=("--copt=$extern")
     spawn "$tree" bazel build -c opt "${bazel_copts[@]}" "$bazel_target" >"$log" 2>&1 ||
       die_step "bazel build $bazel_target failed for $side; see $log"
   else
