@@ -204,24 +204,13 @@ def test(timeout: float, jobs: int, do_build: bool) -> int:
         print(f"pmu-vm test: missing {', '.join(missing)} (run `scripts/pmu-vm build`)",
               file=sys.stderr)
         binaries = [b for b in binaries if b not in missing]
-    stdout_lines: list[str] = []
-
-    def show(stream: str, text: str) -> None:
-        if stream == console.STDOUT:
-            stdout_lines.append(text)
-        _show_command_output(stream, text)
-
     with tempfile.TemporaryDirectory(prefix="pmu-vm-test-") as out_dir:
-        outcome = boot_and_run(["sh", "-c", test_script(binaries, "accuracy.json",
-                                                         "simulated_accuracy.json")],
-                               [], out_dir, timeout, show)
-        totals = Counts(failed=len(missing))
-        why = rig_failure(outcome, timeout)
-        if why:
-            report_rig_failure(why, outcome)
-            totals.failed += 1
+        outcome, stdout, rig_failed = boot_collecting(
+            ["sh", "-c", test_script(binaries, "accuracy.json", "simulated_accuracy.json")],
+            out_dir, timeout)
+        totals = Counts(failed=len(missing) + rig_failed)
         print("\n=== pmu-vm test ===")
-        for section in test_results.split_sections("\n".join(stdout_lines)):
+        for section in test_results.split_sections(stdout):
             if section.name == "accuracy":
                 counts = _accuracy_counts(section, os.path.join(out_dir, "accuracy.json"))
             elif section.name == "simulated-accuracy":
@@ -233,10 +222,7 @@ def test(timeout: float, jobs: int, do_build: bool) -> int:
             totals.add(counts)
             print(f"{section.name}: {counts.passed} passed, {counts.failed} failed, "
                   f"{counts.skipped} skipped")
-    print(f"pmu-vm test: guest ran {outcome.seconds:.0f} s, "
-          f"{time.monotonic() - start:.0f} s in all")
-    print(f"{totals.passed} passed, {totals.failed} failed, {totals.skipped} skipped")
-    return 0 if totals.failed == 0 and totals.passed > 0 else 1
+    return finish("test", outcome, start, totals)
 
 
 def simulate_test(timeout: float, jobs: int, do_build: bool, every_test: bool) -> int:
@@ -252,6 +238,16 @@ def simulate_test(timeout: float, jobs: int, do_build: bool, every_test: bool) -
               file=sys.stderr)
         return 2
     argv = [binary] + ([] if every_test else [f"--gtest_filter={DETERMINISM_TEST}"])
+    outcome, stdout, rig_failed = boot_collecting(argv, None, timeout)
+    counts = test_results.parse_gtest(stdout, outcome.exit_status)
+    counts.failed += rig_failed
+    return finish("simulate-test", outcome, start, counts)
+
+
+def boot_collecting(argv: list[str], out_dir: str | None,
+                    timeout: float) -> tuple[vm.Outcome, str, int]:
+    """Runs argv in the guest, showing its output as it comes: the outcome,
+    the command's stdout, and 1 when the rig failed (said on stderr), else 0."""
     stdout_lines: list[str] = []
 
     def show(stream: str, text: str) -> None:
@@ -259,13 +255,17 @@ def simulate_test(timeout: float, jobs: int, do_build: bool, every_test: bool) -
             stdout_lines.append(text)
         _show_command_output(stream, text)
 
-    outcome = boot_and_run(argv, [], None, timeout, show)
-    counts = test_results.parse_gtest("\n".join(stdout_lines), outcome.exit_status)
+    outcome = boot_and_run(argv, [], out_dir, timeout, show)
     why = rig_failure(outcome, timeout)
     if why:
         report_rig_failure(why, outcome)
-        counts.failed += 1
-    print(f"pmu-vm simulate-test: guest ran {outcome.seconds:.0f} s, "
+    return outcome, "\n".join(stdout_lines), 1 if why else 0
+
+
+def finish(verb: str, outcome: vm.Outcome, start: float, counts: Counts) -> int:
+    """The closing lines of `test` and `simulate-test`, and their exit
+    status: 0 when something passed and nothing failed."""
+    print(f"pmu-vm {verb}: guest ran {outcome.seconds:.0f} s, "
           f"{time.monotonic() - start:.0f} s in all")
     print(f"{counts.passed} passed, {counts.failed} failed, {counts.skipped} skipped")
     return 0 if counts.failed == 0 and counts.passed > 0 else 1
