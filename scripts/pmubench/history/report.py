@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from pmubench.base import atomic
 from pmubench.runs import benchjson
+from pmubench.verdicts import numbers
 from pmubench.history import detect, schema, store, svg
 from pmubench.history.series import load_samples, points_of
 
@@ -44,6 +45,13 @@ def _pct(c: detect.Change) -> str:
     return f'<span class="{"worse" if worse else "better"}">{c.change * 100:+.2f}%</span>'
 
 
+def _before_after(c: detect.Change) -> str:
+    """'4,075,360 → 4,075,361 (+1)' for an exact series: every digit."""
+    exact = c.p_value is None
+    text = f"{numbers.value_text(c.before, exact)} → {numbers.value_text(c.after, exact)}"
+    return text + (f" ({numbers.count_text(c.after - c.before, signed=True)})" if exact else "")
+
+
 def _change_rows(changes: list[detect.Change], notes: dict, charted: set) -> list[str]:
     rows = ["<table><tr><th>when</th><th>benchmark</th><th>metric</th><th>commit</th>"
             "<th>before → after</th><th>change</th><th>test</th><th>acknowledged</th></tr>"]
@@ -56,7 +64,7 @@ def _change_rows(changes: list[detect.Change], notes: dict, charted: set) -> lis
         rows.append(
             f"<tr><td>{_day(c.time)}</td><td>{name}</td>"
             f"<td>{escape(c.key.metric)}</td><td><code>{escape(c.commit[:12])}</code></td>"
-            f'<td class="n">{c.before:.6g} → {c.after:.6g}</td><td class="n">{_pct(c)}</td>'
+            f'<td class="n">{escape(_before_after(c))}</td><td class="n">{_pct(c)}</td>'
             f"<td>{p}</td><td>{escape(note) if note is not None else 'no'}</td></tr>")
     return rows + ["</table>"]
 
@@ -89,7 +97,10 @@ def _overview(refreshed: detect.Refreshed, sids: list[int], latest: dict,
         if sid in charted:
             name = f'<a href="#s{sid}">{name}</a>'
         last = f"<code>{escape(c.commit[:12])}</code> {_pct(c)}" if c else "none"
-        value = f"{state.medians[-1]:.6g}" if len(state.medians) else "-"
+        if not key.model.judged:
+            last = f'<span class="muted">{escape(key.model.words)}</span>'
+        value = (numbers.value_text(float(state.medians[-1]), state.exact)
+                 if len(state.medians) else "-")
         rows.append(f"<tr><td>{name}</td><td>{escape(key.metric)}</td>"
                     f'<td class="n">{len(state.medians)}</td><td class="n">{value}</td>'
                     f"<td>{last}</td><td>{svg.sparkline(state.medians, state.changes)}</td></tr>")

@@ -39,10 +39,8 @@ from pmubench.verdicts import metrics, stats, thresholds
 from pmubench.verdicts.rows import (FEW_REPS, FEW_ROUNDS, NOT_GATED, THRESHOLD_ONLY,
                                     U_TEST, Row)
 
-# Deterministic-class values a benchmark declares rather than counts
-# (benches/accuracy.cc's expected_instructions): they move only when the
-# source changes its expectation, so they catch no slowdown.
-DECLARED_PATTERNS = ("expected_*",)
+# Values a benchmark declares rather than counts (the model's).
+DECLARED_PATTERNS = metrics.DECLARED_PATTERNS
 
 ENABLE_COUNTS = ("count instructions to gate code changes exactly "
                  "(--counters=instructions on a machine with a hardware PMU, "
@@ -99,7 +97,8 @@ def _subject(rows: list[Row]) -> tuple[str, str]:
     names = list(dict.fromkeys(r.metric for r in rows))
     if len(names) == 1:
         return names[0], "needs"
-    if all(r.threshold.metric_class == "time" for r in rows):
+    if all(metrics.CLASS_BY_NAME[r.threshold.metric_class].kind == metrics.TIME
+           for r in rows):
         return "times", "need"
     return "times and the other machine-dependent metrics", "need"
 

@@ -39,6 +39,8 @@ a batch whose allocations are amortized, not a change.
 from __future__ import annotations
 
 import fnmatch
+import math
+import textwrap
 from dataclasses import dataclass
 
 from pmubench.runs import benchjson
@@ -58,8 +60,11 @@ SIMULATOR_BACKEND = "callgrind"
 # instruction more per iteration fails a case of up to 199 instructions.
 SIMULATED_EXACT_PCT = 0.5
 ALLOC_FLOOR = 0.5
-# The significance a history's noisy series are judged at (judge --alpha).
-HISTORY_ALPHA = 0.01
+# The class whose simulated counts are gated at SIMULATED_EXACT_PCT.
+INSTRUCTION_CLASS = "deterministic"
+# Values a benchmark declares rather than counts (benches/accuracy.cc's
+# expected_instructions): exact, but they catch no slowdown.
+DECLARED_PATTERNS = ("expected_*",)
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,8 @@ EXACT_CLASSES = frozenset(c.name for c in CLASSES if c.kind == EXACT)
 def classify(metric: str) -> MetricClass:
     """The class of a metric field, by its bare name."""
     bare = benchjson.base_name(metric)
+    if bare == LAYOUT_FLAG:   # kept by the history as a series of 1s
+        return CLASS_BY_NAME["info"]
     for cls in CLASSES:
         for pattern in cls.patterns:
             # Upper-case patterns are vendor event names, which perf
@@ -143,7 +150,7 @@ class Metric:
     def default_pct(self) -> float | None:
         if self.kind == SIMULATOR_TIME:
             return None
-        if self.simulated and self.metric_class.name == "deterministic":
+        if self.simulated and self.metric_class.name == INSTRUCTION_CLASS:
             return SIMULATED_EXACT_PCT
         return self.metric_class.threshold_pct
 
@@ -162,7 +169,7 @@ def _kind(cls: MetricClass, simulated: bool, backend: str, layout_sensitive: boo
     if cls.kind == TIME and backend == SIMULATOR_BACKEND:
         return SIMULATOR_TIME
     exact = cls.kind == EXACT or (simulated and cls.kind in (NOISY, DERIVED))
-    if exact and layout_sensitive and not simulated:
+    if exact and layout_sensitive:
         return NOISY
     return EXACT if exact else cls.kind
 
@@ -186,3 +193,40 @@ def is_time(metric: str) -> bool:
 def is_layout_sensitive(raw: dict | None) -> bool:
     """True when a run's JSON object says its counts move with layout."""
     return bool(raw) and raw.get(LAYOUT_FLAG) is True
+
+
+def catches_one_in(pct: float) -> int:
+    """The largest count per iteration in which one more (or one fewer)
+    is a change beyond pct: 199 for 0.5% (1/199 = 0.503%; 1/200 is not
+    more than 0.5%). 0 for a pct of 100 or more."""
+    if pct <= 0:
+        raise ValueError("a gate of 0% catches any change above the floor")
+    return max(0, math.ceil(100.0 / pct) - 1)
+
+
+# How --help spells the msr PMU's events, which classify() sees bare.
+_SHOWN_AS = {"tsc": "msr/tsc/", "aperf": "msr/aperf/", "mperf": "msr/mperf/"}
+
+
+def defaults_table(width: int = 78) -> str:
+    """The default thresholds as wrapped lines for --help."""
+    lines = []
+    for cls in CLASSES:
+        pct = "not gated" if cls.threshold_pct is None else f"{cls.threshold_pct:g}%"
+        names = ", ".join(_SHOWN_AS.get(p, p) for p in cls.patterns)
+        if cls.name == "cache":
+            names = "*-misses, cache-references, LLC-*, and every other counter"
+        lead = f"  {cls.name:<13} {pct:<10} "
+        lines += textwrap.wrap(names, width, initial_indent=lead,
+                               subsequent_indent=" " * len(lead),
+                               break_on_hyphens=False)
+    lead = f"  {'simulated':<13} {SIMULATED_EXACT_PCT:g}%{'':<7} "
+    lines += textwrap.wrap(
+        "callgrind/instructions/ and the other simulated counts of the "
+        "deterministic class (branches, loads, stores): one instruction "
+        "more per iteration fails a case of up to "
+        f"{catches_one_in(SIMULATED_EXACT_PCT)} instructions per iteration; "
+        "simulated misses keep their class's",
+        width, initial_indent=lead, subsequent_indent=" " * len(lead),
+        break_on_hyphens=False)
+    return "\n".join(lines)

@@ -80,7 +80,6 @@ from __future__ import annotations
 
 import fnmatch
 import math
-import textwrap
 from dataclasses import dataclass
 
 from pmubench.runs import benchjson
@@ -136,13 +135,7 @@ def _matches(selector: str, metric: str) -> bool:
             or fnmatch.fnmatchcase(benchjson.base_name(metric), selector))
 
 
-def catches_one_in(pct: float) -> int:
-    """The largest count per iteration in which one more (or one fewer)
-    is a change beyond pct: 199 for 0.5% (1/199 = 0.503%; 1/200 is not
-    more than 0.5%). 0 for a pct of 100 or more."""
-    if pct <= 0:
-        raise ValueError("a gate of 0% catches any change above the floor")
-    return max(0, math.ceil(100.0 / pct) - 1)
+catches_one_in = metrics.catches_one_in
 
 
 @dataclass(frozen=True)
@@ -184,7 +177,7 @@ def resolve(metric: str, overrides: list[Override], backend: str = "native",
                if o.selector not in (metric, base, "default")
                and _matches(o.selector, metric)]
     fallback = [o for o in overrides if o.selector == "default"]
-    if fallback and cls.name != "info":
+    if fallback and cls.kind != metrics.INFO:
         pattern = pattern or [fallback[-1]]
     for group in (exact, exact_base, pattern):
         if group:
@@ -205,32 +198,7 @@ def _pct_text(pct: float | None) -> str:
     return "off" if pct is None else f"{pct:g}"
 
 
-# How --help spells the msr PMU's events, which classify() sees bare.
-_SHOWN_AS = {"tsc": "msr/tsc/", "aperf": "msr/aperf/", "mperf": "msr/mperf/"}
-
-
-def defaults_table(width: int = 78) -> str:
-    """The default thresholds as wrapped lines for --help."""
-    lines = []
-    for cls in CLASSES:
-        pct = "not gated" if cls.threshold_pct is None else f"{cls.threshold_pct:g}%"
-        names = ", ".join(_SHOWN_AS.get(p, p) for p in cls.patterns)
-        if cls.name == "cache":
-            names = "*-misses, cache-references, LLC-*, and every other counter"
-        lead = f"  {cls.name:<13} {pct:<10} "
-        lines += textwrap.wrap(names, width, initial_indent=lead,
-                               subsequent_indent=" " * len(lead),
-                               break_on_hyphens=False)
-    lead = f"  {'simulated':<13} {SIMULATED_EXACT_PCT:g}%{'':<7} "
-    lines += textwrap.wrap(
-        "callgrind/instructions/ and the other simulated counts of the "
-        "deterministic class (branches, loads, stores): one instruction "
-        "more per iteration fails a case of up to "
-        f"{catches_one_in(SIMULATED_EXACT_PCT)} instructions per iteration; "
-        "simulated misses keep their class's",
-        width, initial_indent=lead, subsequent_indent=" " * len(lead),
-        break_on_hyphens=False)
-    return "\n".join(lines)
+defaults_table = metrics.defaults_table
 
 
 def _gate_text(pct: float | None, source: str) -> str:
@@ -250,7 +218,7 @@ def simulated_gate_text(used: list[Threshold]) -> str | None:
     (the default): one instruction more per iteration fails a case of up
     to 199 instructions per iteration'); None when none was used."""
     gates = dict.fromkeys((t.pct, t.source) for t in used
-                          if t.simulated and t.metric_class == "deterministic")
+                          if t.simulated and t.metric_class == metrics.INSTRUCTION_CLASS)
     if not gates:
         return None
     return ("Simulated instruction-class counts "
