@@ -6,7 +6,8 @@ other in a circle).
   base/      what every tool starts with: launch (the one launch rule:
              the right interpreter, or what to install), exits (the exit
              codes), atomic (a file written whole or not at all),
-             stop_signals
+             stop_signals, front (the one wrapper of every verdict entry
+             point: stop signals, crashes, exit codes)
   runs/      reading runs: benchjson (Google Benchmark JSON as pmubench
              writes it), matching (pairs two files' runs), merge (joins
              rounds), machines (backend and machine of a file), folded
