@@ -172,3 +172,21 @@ def test_native_compare_and_judge_flag_the_same_rows(tmp_path, flags):
     else:           # page-faults +1.6% still fails the raised 1.2%; no time does
         assert by_judge == {"BM_instructions_1.5 instructions",
                             "BM_page-faults_1.6 page-faults"}
+
+
+def test_the_trend_page_names_the_projects_build_not_the_librarys(tmp_path):
+    rng = np.random.default_rng(16)
+    for project, shown in (("Release", "Release"), (None, "not recorded")):
+        db = str(tmp_path / f"{project}.db")
+        extra = {"library_build_type": "debug"}
+        if project:
+            extra["project_build"] = project
+        runs = [synthetic.run(T0 + i * DAY, {"BM_A": {"instructions": [5.0e6],
+                                                      "real_time": list(rng.normal(9, 0.1, 1))}},
+                              "perf_event", **extra) for i in range(3)]
+        _ingest(tmp_path, db, runs)
+        out = tmp_path / f"report-{project}"
+        assert history("report", "--db", db, "-o", out).returncode == 0
+        page = (out / "machine-1.html").read_text(encoding="utf-8")
+        assert f"<tr><th>project build</th><td>{shown}" in page
+        assert "<tr><th>Google Benchmark library build</th><td>debug</td></tr>" in page

@@ -107,6 +107,25 @@ def _overview(refreshed: detect.Refreshed, sids: list[int], latest: dict,
     return rows + ["</table>"]
 
 
+# How the machine page names each identity fact.
+FACT_LABELS = {"project_build": "project build", "build_type": "Google Benchmark library build",
+               "backend": "backend", "num_cpus": "CPUs", "cpu_model": "CPU",
+               "kernel": "kernel", "guest_cpu": "guest CPU (ISA level)", "pmus": "PMUs",
+               "valgrind": "valgrind", "cache_geometry": "simulated caches", "caches": "caches"}
+NO_PROJECT_BUILD = ("not recorded: run with --benchmark_context=project_build=Release "
+                    "(the CMake build type)")
+
+
+def _facts_table(facts: dict) -> list[str]:
+    """The identity's facts, the project's build type first: Google
+    Benchmark's library_build_type is the library's, not the project's."""
+    rows = [("project build", facts.get("project_build", NO_PROJECT_BUILD))]
+    rows += [(FACT_LABELS.get(k, k), v) for k, v in facts.items() if k != "project_build"]
+    cells = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v if isinstance(v, str) else json.dumps(v))}"
+                    "</td></tr>" for k, v in rows)
+    return [f'<table class="facts">{cells}</table>']
+
+
 def machine_page(refreshed: detect.Refreshed, machine: tuple, changes: list[detect.Change],
                  notes: dict, samples_of, excluded: list[str]) -> str:  # noqa: ANN001
     """One machine identity's page; samples_of(series ids) loads the
@@ -125,7 +144,7 @@ def machine_page(refreshed: detect.Refreshed, machine: tuple, changes: list[dete
     order = sorted(sids, key=lambda s: (-(latest[s].time if s in latest else -1e18),
                                         refreshed.keys[s].benchmark, refreshed.keys[s].metric))
     body = ['<p><a href="index.html">all machines</a></p>', f"<h1>{escape(name)}</h1>",
-            f'<p class="muted">{escape(json.dumps(facts, sort_keys=True))}</p>',
+            *_facts_table(facts),
             f'<p>{len(sids)} series; <a href="#open">{len(open_)} open change points</a>; '
             f'<a href="#charts">{len(changed)} changed series</a>; '
             f'<a href="#overview">overview</a></p>',
