@@ -22,9 +22,11 @@ other in a circle).
   history/   the results history behind scripts/history.py (docs/history.md)
 
 The entry points sit above every layer, beside the package:
-scripts/compare.py, scripts/merge.py, scripts/convert, reports/plot.py
-(reports/pmubench links here), and `python3 -m pmubench.report.profile_plot`.
-Each starts with pmubench.base.launch.ensure().
+scripts/compare.py, scripts/merge.py, scripts/history.py, scripts/convert,
+scripts/pmu-vm, scripts/test, reports/plot.py (reports/pmubench links
+here), and `python3 -m pmubench.report.profile_plot`. Each starts with
+pmubench.base.launch.ensure(); compare.py, merge.py and history.py run
+their main through pmubench.base.front.run().
 
 Standard library only, no syntax newer than Python 3.6: launch imports it.
 """
