@@ -190,3 +190,44 @@ def test_the_trend_page_names_the_projects_build_not_the_librarys(tmp_path):
         page = (out / "machine-1.html").read_text(encoding="utf-8")
         assert f"<tr><th>project build</th><td>{shown}" in page
         assert "<tr><th>Google Benchmark library build</th><td>debug</td></tr>" in page
+
+
+@pytest.mark.parametrize("rule, says", [
+    ("instrutions=1", "did you mean"),
+    ("instructions=fast", "is not a number"),
+    ("instructions", "expected METRIC=PCT"),
+])
+def test_a_bad_threshold_rule_is_refused_before_any_work(tmp_path, rule, says):
+    rng = np.random.default_rng(17)
+    db = str(tmp_path / "h.db")
+    _ingest(tmp_path, db, [_native(i, rng) for i in range(2)])
+    head = synthetic.write(str(tmp_path / "head.json"), _native(2, rng))
+    done = history("judge", "--db", db, head, "--threshold", rule)
+    assert done.returncode == 2 and says in done.stderr, done.stderr
+    assert done.stdout == ""
+
+
+@pytest.mark.parametrize("flagged, code", [(False, 1), (True, 0)])
+def test_a_layout_sensitive_case_is_judged_as_noisy(tmp_path, flagged, code):
+    """Counts that move with layout from commit to commit: one more than the
+    last commit's is a regression of an exact count, and within the noise
+    of a case that says it is layout sensitive."""
+    rng = np.random.default_rng(18)
+    db = str(tmp_path / "h.db")
+    wander = [150, 152, 149, 151, 150, 152, 149, 151]
+
+    def run(i, count):
+        obj = _simulated(i, rng)
+        for b in obj["benchmarks"]:
+            if b["name"] == "BM_Small":
+                b["callgrind/instructions/"] = float(count)
+                if flagged:
+                    b["pmubench_layout_sensitive"] = True
+        return obj
+    _ingest(tmp_path, db, [run(i, c) for i, c in enumerate(wander)])
+    head = synthetic.write(str(tmp_path / "head.json"), run(COMMITS, 152))
+    done = history("judge", "--db", db, head, "--format", "json")
+    assert done.returncode == code, done.stdout + done.stderr
+    [row] = [r for r in json.loads(done.stdout)["rows"]
+             if r["benchmark"] == "BM_Small" and r["metric"] == "callgrind/instructions/"]
+    assert row["exact"] is not flagged
