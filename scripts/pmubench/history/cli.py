@@ -131,12 +131,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     engine = store.open_store(args.db, create=True)
     for p in prepared:
         run = ingest.write(engine, p, commit, branch, forced or p.time, args.machine)
-        if run is None:
-            print(f"{PROG}: {p.path}: already in {store.shown(args.db)} (same content); "
-                  "nothing added")
-        else:
-            print(f"{PROG}: {p.path}: run {run}, {p.value_count} values of "
-                  f"{len(p.values)} series, commit {commit[:12]} on {branch}")
+        sys.stdout.write(output.ingested(p, run, store.shown(args.db), commit, branch))
     return 0
 
 
@@ -174,10 +169,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
         sys.stdout.write(output.judge_json(judged, code))
         return code
     if not judged.machine:
-        print(f"{PROG}: {args.head}: no history of its machine identity in "
-              f"{store.shown(args.db)}" + (f" named {args.machine}" if args.machine else "")
-              + "; nothing could be judged (ingest runs of this machine on "
-              f"{args.branch} first)")
+        sys.stdout.write(output.no_machine(args.head, store.shown(args.db), args.machine,
+                                           args.branch))
         return code
     sys.stdout.write(output.judge_text(judged, code, args.head, args.branch))
     return code
@@ -214,7 +207,7 @@ def cmd_ack(args: argparse.Namespace) -> int:
         conn.execute(a.delete().where(and_(a.c.series_id == sid, a.c.commit_sha == commit)))
         conn.execute(a.insert().values(series_id=sid, commit_sha=commit, note=args.note,
                                        time=time.time()))
-    print(f"{PROG}: acknowledged {args.benchmark} {args.metric} at {commit[:12]}")
+    sys.stdout.write(output.acknowledged(args.benchmark, args.metric, commit))
     return 0
 
 
@@ -229,7 +222,7 @@ def cmd_exclude(args: argparse.Namespace) -> int:
             raise UsageError(f"--run {args.run}: no such run in {store.shown(args.db)}; "
                              "`detect --format json` and the report name the runs")
         detect.bump_generation(conn)
-    print(f"{PROG}: excluded {done.rowcount} run(s): {args.reason}")
+    sys.stdout.write(output.excluded(done.rowcount, args.reason))
     return 0
 
 
@@ -237,14 +230,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     from pmubench.history import report  # matplotlib is not needed elsewhere
     engine = store.open_store(args.db)
     pages = report.write_report(engine, args.branch, params_of(args), args.output)
-    print(f"{PROG}: wrote {os.path.join(args.output, 'index.html')} ({pages} machine pages)")
+    sys.stdout.write(output.reported(args.output, pages))
     return 0
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
     start, end = store.upgrade(args.db)
-    print(f"{PROG}: {store.shown(args.db)}: schema version {start}" +
-          (f" -> {end}" if end != start else " is current; nothing to do"))
+    sys.stdout.write(output.upgraded(store.shown(args.db), start, end))
     return 0
 
 

@@ -4,18 +4,23 @@ judge.Judged); nothing here decides a verdict. Numbers go through
 verdicts/numbers.py, so an exact count keeps every digit
 (`4,075,360 -> 4,075,361 (+1, +0.00002%)`).
 
-A verb's output is a function here; cli.py calls it and writes what it
-returns (docs/maintaining.md, "Adding a history verb")."""
+Each verb's output is a function here (text; JSON where the verb has
+--format json); cli.py calls it and writes what it returns; only error
+messages (stderr) stay in cli.py (docs/maintaining.md, "How to add": a
+history verb)."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from collections import Counter
 
 from pmubench.verdicts import numbers
-from pmubench.history import detect, judge
+from pmubench.history import detect, ingest, judge
+
+PROG = "history.py"
 
 HEADLINES = {0: "OK: no regression", 1: "REGRESSION", 4: "INCONCLUSIVE: nothing judged"}
 # How many names a one-line summary shows.
@@ -115,3 +120,33 @@ def judge_text(judged: judge.Judged, code: int, head: str, branch: str) -> str:
     lines += [_row_line(r) for r in judged.rows if r.verdict in ("regression", "improvement")]
     lines += _unjudged_lines(judged, branch)
     return "\n".join(lines) + "\n"
+
+
+def no_machine(head: str, db: str, machine: str | None, branch: str) -> str:
+    named = f" named {machine}" if machine else ""
+    return (f"{PROG}: {head}: no history of its machine identity in {db}{named}; nothing "
+            f"could be judged (ingest runs of this machine on {branch} first)\n")
+
+
+def ingested(p: ingest.Prepared, run: int | None, db: str, commit: str, branch: str) -> str:
+    if run is None:
+        return f"{PROG}: {p.path}: already in {db} (same content); nothing added\n"
+    return (f"{PROG}: {p.path}: run {run}, {p.value_count} values of {len(p.values)} "
+            f"series, commit {commit[:12]} on {branch}\n")
+
+
+def acknowledged(benchmark: str, metric: str, commit: str) -> str:
+    return f"{PROG}: acknowledged {benchmark} {metric} at {commit[:12]}\n"
+
+
+def excluded(count: int, reason: str) -> str:
+    return f"{PROG}: excluded {count} run(s): {reason}\n"
+
+
+def reported(outdir: str, pages: int) -> str:
+    return f"{PROG}: wrote {os.path.join(outdir, 'index.html')} ({pages} machine pages)\n"
+
+
+def upgraded(db: str, start: int, end: int) -> str:
+    done = f" -> {end}" if end != start else " is current; nothing to do"
+    return f"{PROG}: {db}: schema version {start}{done}\n"
