@@ -143,3 +143,9 @@ def test_ci_compare_states_no_threshold_of_its_own():
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
     assert not re.search(r"--threshold[ =][\w/*:-]+=\d", code)
     assert "verdicts/metrics.py" in text
+
+
+def test_the_words_say_why():
+    assert "layout" in metrics.describe("callgrind/instructions/", "callgrind", True).words
+    assert "bit-identical" in metrics.describe("callgrind/instructions/", "callgrind").words
+    assert "never judged" in metrics.describe("real_time", "callgrind").words

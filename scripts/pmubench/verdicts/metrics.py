@@ -158,10 +158,10 @@ class Metric:
     def words(self) -> str:
         if self.kind == SIMULATOR_TIME:
             return "valgrind's time, not the code's: never judged"
+        if self.kind == NOISY and (self.simulated or self.metric_class.kind == EXACT):
+            return "a count of a layout-sensitive case: judged as noisy"
         if self.simulated:
             return "a simulated count: bit-identical run to run"
-        if self.kind == NOISY and self.metric_class.kind == EXACT:
-            return "a count of a layout-sensitive case: judged as noisy"
         return self.metric_class.words
 
 
