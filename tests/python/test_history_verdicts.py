@@ -84,6 +84,11 @@ def test_exact_counts_keep_every_digit(tmp_path):
     head = runs[-1]
     head["benchmarks"][1]["callgrind/instructions/"] = 4075362.0
     path = synthetic.write(str(tmp_path / "head.json"), head)
+    out = tmp_path / "report"
+    assert history("report", "--db", db, "-o", out).returncode == 0
+    page = (out / "machine-1.html").read_text(encoding="utf-8")
+    assert "4,075,360 → 4,075,361 (+1)" in page and ">+0.00002%<" in page
+    assert "<td class=\"n\">4,075,361</td>" in page
     judged = history("judge", "--db", db, path, "--threshold", "callgrind/instructions/=0")
     assert judged.returncode == 1, judged.stdout + judged.stderr
     assert "4,075,361 -> 4,075,362 (+1, +0.00002%) exact count" in judged.stdout

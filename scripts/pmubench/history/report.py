@@ -42,7 +42,7 @@ def _pct(c: detect.Change) -> str:
     if not c.before:
         return "from 0"
     worse = (c.change < 0) if benchjson.is_higher_better(c.key.metric) else (c.change > 0)
-    return f'<span class="{"worse" if worse else "better"}">{c.change * 100:+.2f}%</span>'
+    return f'<span class="{"worse" if worse else "better"}">{numbers.pct_text(c.change)}</span>'
 
 
 def _before_after(c: detect.Change) -> str:
