@@ -55,8 +55,9 @@
 # callgrind (the binary's --pmubench_simulate[=MODE]): instruction counts
 # are exact and the same run to run, so one run a side gates them at
 # compare.py's 0.5% (one instruction per iteration in a case of up to 199
-# instructions per iteration); 'cache' adds simulated cache and branch
-# misses. No times are judged (they are valgrind's), --reps and --rounds
+# instructions per iteration; every class and default threshold is in
+# scripts/pmubench/verdicts/metrics.py, which compare.py reads); 'cache'
+# adds simulated cache and branch misses. No times are judged (they are valgrind's), --reps and --rounds
 # default to 1 and --min-time is not passed. On a machine without a
 # hardware PMU, when the base binary knows --pmubench_simulate (its --help
 # says so) and valgrind is installed, this is the default, said on stderr;

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
-import traceback
 
 from pmubench.base import launch
 
 launch.ensure("compare.py", launch.COMPARE_NEEDS)
 
-from pmubench.base import atomic  # noqa: E402
+from pmubench.base import atomic, front  # noqa: E402
 from pmubench.base.exits import EXIT_BAD_INPUT  # noqa: E402
 from pmubench.render import compare_json, compare_markdown, compare_text  # noqa: E402
 from pmubench.runs import benchjson  # noqa: E402
@@ -173,16 +171,8 @@ class _Progress:
             self.shown = False
 
 
-def _exit_on(signum: int, _frame) -> None:
-    # SystemExit unwinds through atomic.write_atomically, which removes its
-    # temp file; the default action of SIGTERM would leave it behind.
-    raise SystemExit(128 + signum)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _exit_on)
     progress = _Progress()
     try:
         try:
@@ -237,18 +227,5 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-def guarded_main() -> int:
-    """main(), with any unexpected exception reported as exit 2: Python's
-    own exit status for a traceback is 1, which CI reads as a regression."""
-    try:
-        return main()
-    except Exception:  # noqa: BLE001 - a bug must not pass for a verdict
-        traceback.print_exc()
-        print("compare.py: internal error (a bug in compare.py, not a "
-              "regression); please report it with the two input files",
-              file=sys.stderr)
-        return EXIT_BAD_INPUT
-
-
 if __name__ == "__main__":
-    sys.exit(guarded_main())
+    sys.exit(front.run("compare.py", main, "the two input files"))

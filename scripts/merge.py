@@ -14,7 +14,6 @@ temp file and exit 128 + the signal's number.
 from __future__ import annotations
 
 import json
-import signal
 import sys
 
 from pmubench.base import launch
@@ -24,21 +23,13 @@ from pmubench.base import launch
 # as soon as one is added here.
 launch.ensure("merge.py", launch.NO_NEEDS)
 
-from pmubench.base import atomic  # noqa: E402
-from pmubench.base.exits import EXIT_BAD_INPUT, EXIT_OK, stopped_by  # noqa: E402
+from pmubench.base import atomic, front  # noqa: E402
+from pmubench.base.exits import EXIT_BAD_INPUT, EXIT_OK  # noqa: E402
 from pmubench.runs import benchjson  # noqa: E402
 from pmubench.runs import merge  # noqa: E402
 
 
-def _exit_on(signum: int, _frame) -> None:
-    # SystemExit unwinds through atomic.write_atomically, which removes its
-    # temp file on any exception; the default action would leave it behind.
-    raise SystemExit(stopped_by(signum))
-
-
 def main(argv: list[str]) -> int:
-    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        signal.signal(sig, _exit_on)
     if len(argv) < 2:
         print("usage: merge.py OUT.json IN.json [IN.json ...]", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -58,4 +49,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(front.run("merge.py", lambda: main(sys.argv[1:]), "the input files"))

@@ -6,8 +6,9 @@ quotes.
 
     cd scripts && /usr/bin/python3 -m dev.bench_history [--series 2000] [--commits 1000] [--reps 3]
 
-The history is synthetic (pmubench.history.synthetic): a third of the series
-exact callgrind counts, two thirds noisy times, a step every 250
+The history is synthetic (pmubench.history.synthetic): native runs
+(perf_event: a simulator's times would never be judged), a third of the
+series exact instruction counts, two thirds noisy times, a step every 250
 commits in one benchmark of ten. Files and the PostgreSQL cluster (when PostgreSQL 15
 is installed) live in a temp directory removed at the end.
 """
@@ -40,7 +41,7 @@ def run_values(i: int, benchmarks: int, reps: int, rng) -> dict:
     for b in range(benchmarks):
         step = (i // 250) if b % 10 == 0 else 0
         count = 1000.0 + b + 10 * step
-        out[f"BM_{b}"] = {"callgrind/instructions/": [count] * reps,
+        out[f"BM_{b}"] = {"instructions": [count] * reps,
                           "real_time": list(100 + b + step * 5 + rng.normal(0, 1, reps)),
                           "cpu_time": list(100 + b + rng.normal(0, 1, reps))}
     return out
@@ -48,7 +49,8 @@ def run_values(i: int, benchmarks: int, reps: int, rng) -> dict:
 
 def prepared_run(path: str, i: int, benchmarks: int, reps: int, rng) -> ingest.Prepared:
     """A run file written and read back the way ingest reads it."""
-    synthetic.write(path, synthetic.run(T0 + i * 3600, run_values(i, benchmarks, reps, rng)))
+    synthetic.write(path, synthetic.run(T0 + i * 3600, run_values(i, benchmarks, reps, rng),
+                                        "perf_event"))
     return ingest.prepare(path)
 
 
@@ -75,7 +77,7 @@ def build_history(db: str, workdir: str, benchmarks: int, reps: int, commits: in
     engine.dispose()
     rng = np.random.default_rng(2)
     path = os.path.join(workdir, "run.json")
-    synthetic.write(path, synthetic.run(T0, run_values(0, benchmarks, reps, rng)))
+    synthetic.write(path, synthetic.run(T0, run_values(0, benchmarks, reps, rng), "perf_event"))
     template = ingest.prepare(path)
     for i in range(commits):
         values = run_values(i, benchmarks, reps, rng)

@@ -6,7 +6,8 @@ other in a circle).
   base/      what every tool starts with: launch (the one launch rule:
              the right interpreter, or what to install), exits (the exit
              codes), atomic (a file written whole or not at all),
-             stop_signals
+             stop_signals, front (the one wrapper of every verdict entry
+             point: stop signals, crashes, exit codes)
   runs/      reading runs: benchjson (Google Benchmark JSON as pmubench
              writes it), matching (pairs two files' runs), merge (joins
              rounds), machines (backend and machine of a file), folded
@@ -21,9 +22,11 @@ other in a circle).
   history/   the results history behind scripts/history.py (docs/history.md)
 
 The entry points sit above every layer, beside the package:
-scripts/compare.py, scripts/merge.py, scripts/convert, reports/plot.py
-(reports/pmubench links here), and `python3 -m pmubench.report.profile_plot`.
-Each starts with pmubench.base.launch.ensure().
+scripts/compare.py, scripts/merge.py, scripts/history.py, scripts/convert,
+scripts/pmu-vm, scripts/test, reports/plot.py (reports/pmubench links
+here), and `python3 -m pmubench.report.profile_plot`. Each starts with
+pmubench.base.launch.ensure(); compare.py, merge.py and history.py run
+their main through pmubench.base.front.run().
 
 Standard library only, no syntax newer than Python 3.6: launch imports it.
 """

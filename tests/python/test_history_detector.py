@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pmubench.history import detect, edivisive
-from pmubench.history.series import Point
+from pmubench.history.series import Point, SeriesKey
 
 
 def _steps(levels, length, sd, seed):
@@ -73,6 +73,10 @@ def test_incremental_equals_full_after_appending_points():
         assert [c.index for c in incremental] == [c.index for c in full]
 
 
+def _key(metric, backend="native", layout_sensitive=False):
+    return SeriesKey(1, "m", 1, "BM_X", metric, backend, layout_sensitive)
+
+
 def _points(values_per_commit):
     return [Point(f"{i:040x}", float(i), i + 1, list(v))
             for i, v in enumerate(values_per_commit)]
@@ -80,7 +84,7 @@ def _points(values_per_commit):
 
 def test_exact_series_gets_every_step_however_small():
     values = [[1000.0] * 3] * 10 + [[1000.5] * 3] * 2 + [[990.0] * 3] * 10
-    state = detect.full_state(_points(values), "callgrind/instructions/", detect.Params())
+    state = detect.full_state(_points(values), _key("callgrind/instructions/"), detect.Params())
     assert state.exact
     assert [(c[0], c[1]) for c in state.changes] == [(10, None), (12, None)]
     assert state.changes[0][2:] == (1000.0, 1000.5)
@@ -89,14 +93,14 @@ def test_exact_series_gets_every_step_however_small():
 def test_instruction_count_with_spread_is_handled_as_noisy():
     rng = np.random.default_rng(4)
     values = [list(1000 + rng.normal(0, 1, 3)) for _ in range(40)]
-    state = detect.full_state(_points(values), "instructions", detect.Params())
+    state = detect.full_state(_points(values), _key("instructions"), detect.Params())
     assert not state.exact
     assert state.changes == []
 
 
 def test_time_is_never_exact_even_without_spread():
     values = [[5.0]] * 20 + [[6.0]] * 20
-    state = detect.full_state(_points(values), "real_time", detect.Params())
+    state = detect.full_state(_points(values), _key("real_time"), detect.Params())
     assert not state.exact
     assert [c[0] for c in state.changes] == [20]
     assert state.changes[0][1] is not None
@@ -104,8 +108,25 @@ def test_time_is_never_exact_even_without_spread():
 
 def test_state_survives_encoding():
     values = [[1.0, 1.0]] * 5 + [[2.0, 2.0]] * 5
-    state = detect.full_state(_points(values), "callgrind/instructions/", detect.Params())
+    state = detect.full_state(_points(values), _key("callgrind/instructions/"), detect.Params())
     again = detect.State.decode(state.encode())
     assert again.changes == state.changes
     assert list(again.medians) == list(state.medians)
     assert list(again.runs) == list(state.runs)
+
+
+def test_a_simulators_times_get_no_change_point():
+    values = [[5.0]] * 20 + [[60.0]] * 20
+    state = detect.full_state(_points(values), _key("cpu_time", "callgrind"), detect.Params())
+    assert state.changes == [] and not state.exact
+    native = detect.full_state(_points(values), _key("cpu_time"), detect.Params())
+    assert [c[0] for c in native.changes] == [20]
+
+
+def test_a_layout_sensitive_count_is_never_exact():
+    values = [[1000.0] * 3] * 10 + [[1000.5] * 3] * 10
+    key = _key("callgrind/instructions/", "callgrind")
+    assert detect.full_state(_points(values), key, detect.Params()).exact
+    for metric, backend in (("instructions", "native"), ("callgrind/instructions/", "callgrind")):
+        flagged = _key(metric, backend, layout_sensitive=True)
+        assert not detect.full_state(_points(values), flagged, detect.Params()).exact

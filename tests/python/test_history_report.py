@@ -145,11 +145,14 @@ def test_trend_report_in_a_browser(tmp_path):
         found = seen[page] = _browse(os.path.join(outdir, page), str(tmp_path / "profile"))
         assert found["errors"] == [] and found["broken"] == [], (page, found)
         assert found["empty"] == 0, (page, found)
-    # 4 changed series charted, 9 sparklines in the overview
-    assert seen["machine-1.html"]["svgs"] == 4 + 9
+    # 2 changed series charted (the real_time steps are valgrind's: never
+    # judged, so no change point), 9 sparklines in the overview
+    assert seen["machine-1.html"]["svgs"] == 2 + 9
     with open(os.path.join(outdir, "machine-1.html"), encoding="utf-8") as f:
         text = f.read()
-    assert "Acknowledged (1)" in text and "Open change points, newest first (3)" in text
+    assert "Acknowledged (1)" in text and "Open change points, newest first (1)" in text
+    assert "2,000 → 1,900 (-100)" in text
+    assert text.count("valgrind&#x27;s time, not the code&#x27;s: never judged") == 6
     subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                     f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,2400",
                     f"--screenshot={outdir}/shot.png", "file://" + outdir + "/machine-1.html"],

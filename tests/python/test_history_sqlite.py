@@ -52,25 +52,26 @@ def _sha(i: int) -> str:
     return hashlib.sha1(str(i).encode()).hexdigest()
 
 
-def _values(i: int, step_at: int = 8, reps: int = 3) -> dict:
+def _values(i: int, step_at: int = 8, reps: int = 3, backend: str = "callgrind") -> dict:
     """Two benchmarks: exact instruction counts with a step at step_at, and
     a noisy real_time with a 30% step there."""
     instr = 1000.0 if i < step_at else 1100.0
     noise = [(i * 7 + r * 3) % 5 * 0.01 for r in range(reps)]
     time_level = 10.0 if i < step_at else 13.0
-    return {"BM_A": {"callgrind/instructions/": [instr] * reps,
+    count = "callgrind/instructions/" if backend == "callgrind" else "instructions"
+    return {"BM_A": {count: [instr] * reps,
                      "real_time": [time_level + n for n in noise]},
-            "BM_B": {"callgrind/instructions/": [500.0] * reps,
+            "BM_B": {count: [500.0] * reps,
                      "real_time": [20.0 + n for n in noise]}}
 
 
-def _ingest_series(tmp_path, db, count, start=0, **kw):
+def _ingest_series(tmp_path, db, count, start=0, backend="callgrind", **kw):
     """Ingests runs start.. start+count-1 through the package's functions
     (the command line is tested on its own below: this is the bulk path)."""
     engine = store.open_store(db, create=True)
     for i in range(start, start + count):
-        path = synthetic.write(str(tmp_path / f"run{i}.json"),
-                               synthetic.run(T0 + i * DAY, _values(i, **kw)))
+        path = synthetic.write(str(tmp_path / f"run{i}.json"), synthetic.run(
+            T0 + i * DAY, _values(i, backend=backend, **kw), backend))
         prepared = ingest.prepare(path)
         assert ingest.write(engine, prepared, _sha(i), "main", prepared.time, None)
     engine.dispose()
@@ -122,14 +123,15 @@ def test_outside_a_checkout_without_commit_is_refused(tmp_path):
 
 def test_detect_reports_exact_and_noisy_steps_at_their_commit(tmp_path):
     db = str(tmp_path / "h.db")
-    _ingest_series(tmp_path, db, 16)
+    _ingest_series(tmp_path, db, 16, backend="perf_event")
     points = _detect(db)["change_points"]
     by_metric = {(p["benchmark"], p["metric"]): p for p in points}
-    assert set(by_metric) == {("BM_A", "callgrind/instructions/"), ("BM_A", "real_time")}
-    exact = by_metric[("BM_A", "callgrind/instructions/")]
+    assert set(by_metric) == {("BM_A", "instructions"), ("BM_A", "real_time")}
+    exact = by_metric[("BM_A", "instructions")]
     assert exact["commit"] == _sha(8) and exact["p_value"] is None
     assert (exact["before"], exact["after"]) == (1000.0, 1100.0)
     assert exact["change"] == pytest.approx(0.1)
+    assert exact["text"] == "1,000 -> 1,100 (+100, +10.00%)"
     noisy = by_metric[("BM_A", "real_time")]
     assert noisy["commit"] == _sha(8) and 0 <= noisy["p_value"] < 0.001
     for key in ("machine", "benchmark", "metric", "commit", "before", "after", "change",
@@ -176,20 +178,21 @@ def test_judge_exit_codes(tmp_path):
 
 def test_ack_and_exclude(tmp_path):
     db = str(tmp_path / "h.db")
-    _ingest_series(tmp_path, db, 14)
+    _ingest_series(tmp_path, db, 14, backend="perf_event")
     machine = _detect(db)["change_points"][0]["machine"]
     done = history("ack", "--db", db, "--machine", machine, "--benchmark", "BM_A",
-                   "--metric", "callgrind/instructions/", "--commit", _sha(8)[:10],
+                   "--metric", "instructions", "--commit", _sha(8)[:10],
                    "--note", "new hash function")
     assert done.returncode == 0, done.stderr
     acked = {p["metric"]: p for p in _detect(db)["change_points"]}
-    assert acked["callgrind/instructions/"]["acknowledged"] is True
-    assert acked["callgrind/instructions/"]["note"] == "new hash function"
+    assert acked["instructions"]["acknowledged"] is True
+    assert acked["instructions"]["note"] == "new hash function"
     assert acked["real_time"]["acknowledged"] is False
     # a bad run: one commit whose instructions jumped, then excluded
-    spike = _values(20)
-    spike["BM_B"]["callgrind/instructions/"] = [900.0] * 3
-    path = synthetic.write(str(tmp_path / "spike.json"), synthetic.run(T0 + 20 * DAY, spike))
+    spike = _values(20, backend="perf_event")
+    spike["BM_B"]["instructions"] = [900.0] * 3
+    path = synthetic.write(str(tmp_path / "spike.json"), synthetic.run(T0 + 20 * DAY, spike,
+                                                                 "perf_event"))
     assert history("ingest", "--db", db, "--commit", _sha(20), "--branch", "main", path).returncode == 0
     assert any(p["benchmark"] == "BM_B" for p in _detect(db)["change_points"])
     done = history("exclude", "--db", db, "--commit", _sha(20), "--reason", "noisy host")
@@ -258,8 +261,11 @@ def test_detect_text_and_since(tmp_path):
     _ingest_series(tmp_path, db, 14)
     text = history("detect", "--db", db)
     assert text.returncode == 0
-    assert text.stdout.startswith("2 change points in 6 series on main")
-    assert f"{_sha(8)[:12]} " in text.stdout and "(+10.00%, exact)" in text.stdout
+    # real_time steps too, but a simulator's times are never judged
+    assert text.stdout.startswith("1 change point in 6 series on main\n")
+    assert "real_time" not in text.stdout
+    assert (f"{_sha(8)[:12]} " in text.stdout
+            and "callgrind/instructions/: 1,000 -> 1,100 (+100, +10.00%, exact)" in text.stdout)
     after = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(T0 + 9 * DAY))
     assert _detect(db, "--since", after)["change_points"] == []
     bad = history("detect", "--db", db, "--since", "yesterday")

@@ -6,7 +6,8 @@
 
 Every entry point starts this way, before it imports anything that needs
 more than the standard library: scripts/compare.py, scripts/merge.py,
-scripts/convert, scripts/pmu-vm, scripts/test, reports/plot.py and each
+scripts/history.py, scripts/convert, scripts/pmu-vm, scripts/test,
+reports/plot.py and each
 module meant for `python3 -m pmubench....` (tests/python/test_launch.py
 checks each). Where the package is: beside each entry point, as its
 directory is sys.path[0] (scripts/pmubench; reports/pmubench links to it);

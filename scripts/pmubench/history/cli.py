@@ -6,8 +6,6 @@ before anything is written), 4 judge could judge nothing."""
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import sys
 import time
@@ -16,7 +14,8 @@ from sqlalchemy import and_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from pmubench.runs import benchjson
-from pmubench.history import detect, ingest, judge, schema, store
+from pmubench.verdicts import gates, thresholds
+from pmubench.history import detect, ingest, judge, output, schema, store
 
 from pmubench.base.exits import EXIT_BAD_INPUT  # noqa: F401 (history.py uses it too)
 PROG = "history.py"
@@ -66,10 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     _db(p)
     _detector(p)
     p.add_argument("--machine", help="the machine name, when one identity has several")
-    p.add_argument("--exact-threshold", type=float, default=0.5, metavar="PCT",
-                   help="change of an exact count that fails (default 0.5%%)")
-    p.add_argument("--threshold", type=float, default=5.0, metavar="PCT",
-                   help="change of a noisy metric that fails, when significant (default 5%%)")
+    p.add_argument("--threshold", action="append", default=[], metavar="METRIC=PCT",
+                   help="compare.py's rule: a metric, pattern, 'time' or 'default' and "
+                        "its percentage or 'off' (repeatable; defaults: compare.py --help)")
     p.add_argument("--alpha", type=float, default=0.01,
                    help="significance of a noisy metric's change (default 0.01)")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -133,28 +131,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     engine = store.open_store(args.db, create=True)
     for p in prepared:
         run = ingest.write(engine, p, commit, branch, forced or p.time, args.machine)
-        if run is None:
-            print(f"{PROG}: {p.path}: already in {store.shown(args.db)} (same content); "
-                  "nothing added")
-        else:
-            print(f"{PROG}: {p.path}: run {run}, {p.value_count} values of "
-                  f"{len(p.values)} series, commit {commit[:12]} on {branch}")
+        sys.stdout.write(output.ingested(p, run, store.shown(args.db), commit, branch))
     return 0
-
-
-def _iso(t: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
-
-
-def _finite(x: float | None) -> float | None:
-    return x if x is None or math.isfinite(x) else None
-
-
-def change_json(c: detect.Change, note: str | None) -> dict:
-    return {"machine": c.key.machine, "benchmark": c.key.benchmark, "metric": c.key.metric,
-            "commit": c.commit, "before": c.before, "after": c.after,
-            "change": _finite(c.change), "p_value": c.p_value, "time": _iso(c.time),
-            "acknowledged": note is not None, "note": note}
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
@@ -164,49 +142,37 @@ def cmd_detect(args: argparse.Namespace) -> int:
     with engine.connect() as conn:
         notes = store.acked(conn)
     changes = [c for c in refreshed.changes() if since is None or c.time >= since]
-    if args.format == "json":
-        json.dump({"branch": args.branch, "series": len(refreshed.keys),
-                   "recomputed": refreshed.recomputed, "appended": refreshed.appended,
-                   "change_points": [change_json(c, notes.get((c.key.id, c.commit)))
-                                     for c in changes]}, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-        return 0
-    print(f"{len(changes)} change points in {len(refreshed.keys)} series on {args.branch}")
-    for c in changes:
-        p = "exact" if c.p_value is None else f"p {c.p_value:.2g}"
-        ack = " (acknowledged)" if (c.key.id, c.commit) in notes else ""
-        change = f"{c.change * 100:+.2f}%" if math.isfinite(c.change) else "from 0"
-        print(f"{c.commit[:12]} {c.key.machine} {c.key.benchmark} {c.key.metric}: "
-              f"{c.before:.6g} -> {c.after:.6g} ({change}, {p}){ack}")
+    render = output.detect_json if args.format == "json" else output.detect_text
+    sys.stdout.write(render(args.branch, refreshed, changes, notes))
     return 0
+
+
+def _overrides(args: argparse.Namespace, head: ingest.Prepared) -> list[thresholds.Override]:
+    """The --threshold rules, checked as compare.py checks them."""
+    try:
+        overrides = [thresholds.parse_override(t) for t in args.threshold]
+    except thresholds.ThresholdError as e:
+        raise UsageError(str(e)) from None
+    names = list(dict.fromkeys(m for _, m in head.values))
+    gates.check_selectors(overrides, None, names, args.head, store.shown(args.db))
+    return overrides
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
     head = ingest.prepare(args.head)
+    overrides = _overrides(args, head)
     engine = store.open_store(args.db)
-    rows, name = judge.judge(engine, args.branch, params_of(args), head, args.machine,
-                             args.exact_threshold, args.threshold, args.alpha)
-    code = judge.exit_code(rows)
+    judged = judge.judge(engine, args.branch, params_of(args), head, args.machine,
+                         overrides, args.alpha)
+    code = judge.exit_code(judged.rows)
     if args.format == "json":
-        json.dump({"machine": name or None, "exit": code,
-                   "rows": [{**r.__dict__, "change": _finite(r.change)} for r in rows]},
-                  sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        sys.stdout.write(output.judge_json(judged, code))
         return code
-    if not name:
-        print(f"{PROG}: {args.head}: no history of its machine identity in "
-              f"{store.shown(args.db)}" + (f" named {args.machine}" if args.machine else "")
-              + "; nothing could be judged (ingest runs of this machine on "
-              f"{args.branch} first)")
-        return 4
-    headline = {0: "OK: no regression", 1: "REGRESSION", 4: "INCONCLUSIVE: nothing judged"}
-    print(f"{headline[code]} ({args.head} against {args.branch} on {name})")
-    for r in rows:
-        if r.verdict in ("regression", "improvement") or code == 4:
-            base = "-" if r.baseline is None else f"{r.baseline:.6g}"
-            change = "" if r.change is None else f" ({r.change * 100:+.2f}%)"
-            print(f"  {r.verdict:11} {r.benchmark} {r.metric}: {base} -> {r.head:.6g}"
-                  f"{change} {r.reason}")
+    if not judged.machine:
+        sys.stdout.write(output.no_machine(args.head, store.shown(args.db), args.machine,
+                                           args.branch))
+        return code
+    sys.stdout.write(output.judge_text(judged, code, args.head, args.branch))
     return code
 
 
@@ -241,7 +207,7 @@ def cmd_ack(args: argparse.Namespace) -> int:
         conn.execute(a.delete().where(and_(a.c.series_id == sid, a.c.commit_sha == commit)))
         conn.execute(a.insert().values(series_id=sid, commit_sha=commit, note=args.note,
                                        time=time.time()))
-    print(f"{PROG}: acknowledged {args.benchmark} {args.metric} at {commit[:12]}")
+    sys.stdout.write(output.acknowledged(args.benchmark, args.metric, commit))
     return 0
 
 
@@ -256,7 +222,7 @@ def cmd_exclude(args: argparse.Namespace) -> int:
             raise UsageError(f"--run {args.run}: no such run in {store.shown(args.db)}; "
                              "`detect --format json` and the report name the runs")
         detect.bump_generation(conn)
-    print(f"{PROG}: excluded {done.rowcount} run(s): {args.reason}")
+    sys.stdout.write(output.excluded(done.rowcount, args.reason))
     return 0
 
 
@@ -264,14 +230,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     from pmubench.history import report  # matplotlib is not needed elsewhere
     engine = store.open_store(args.db)
     pages = report.write_report(engine, args.branch, params_of(args), args.output)
-    print(f"{PROG}: wrote {os.path.join(args.output, 'index.html')} ({pages} machine pages)")
+    sys.stdout.write(output.reported(args.output, pages))
     return 0
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
     start, end = store.upgrade(args.db)
-    print(f"{PROG}: {store.shown(args.db)}: schema version {start}" +
-          (f" -> {end}" if end != start else " is current; nothing to do"))
+    sys.stdout.write(output.upgraded(store.shown(args.db), start, end))
     return 0
 
 

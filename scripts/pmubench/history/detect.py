@@ -2,11 +2,13 @@
 after one new run only the series it touched are looked at again, and those
 only at their tail (edivisive.detect_appended).
 
-An exact series (exact_class metric, every point's repetitions equal) gets
-every step as a change point at its commit, p_value None: its values do not
-vary within a level, so any difference is a code change, and a test of
-significance on zero variance means nothing. Every other series goes to the
-E-divisive detector over its per-commit medians."""
+An exact series (an exact count of the metric model, verdicts/metrics.py,
+every point's repetitions equal) gets every step as a change point at its
+commit, p_value None: its values do not vary within a level, so any
+difference is a code change, and a test of significance on zero variance
+means nothing. A series the model never judges (a simulator's times, the
+machine's info counts) gets none: it is kept and drawn, never judged. Every
+other series goes to the E-divisive detector over its per-commit medians."""
 
 from __future__ import annotations
 
@@ -19,10 +21,12 @@ from sqlalchemy import and_, delete, select
 
 from pmubench.history import edivisive, schema
 from pmubench.history.series import (Point, SeriesKey, all_series, branch_runs,
-                                     exact_class, load_samples, points_of, same,
-                                     zero_spread)
+                                     load_samples, points_of, same, zero_spread)
 
 GENERATION_KEY = "exclusion_generation"
+# Bumped when what detection finds changes for the same data (the metric
+# model): a cached state of another version is computed again.
+MODEL_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,10 @@ class Params:
 
     def as_list(self) -> list:
         return [self.window, self.max_pvalue, self.min_magnitude]
+
+    def cache_key(self) -> list:
+        """What a cached state must have been computed with."""
+        return self.as_list() + [MODEL_VERSION]
 
 
 @dataclass
@@ -78,29 +86,32 @@ def _noisy_changes(points: list[edivisive.ChangePoint]) -> list[tuple]:
     return [(c.index, c.p_value, c.mean_before, c.mean_after) for c in points]
 
 
-def full_state(points: list[Point], metric: str, params: Params) -> State:
+def full_state(points: list[Point], key: SeriesKey, params: Params) -> State:
     medians = np.array([p.median for p in points], dtype=np.float64)
     runs = np.array([p.run for p in points], dtype=np.int64)
-    exact = exact_class(metric) and all(zero_spread(p.values) for p in points)
-    state = State(params.as_list(), exact, max((p.run for p in points), default=0),
+    exact = key.model.exact and all(zero_spread(p.values) for p in points)
+    state = State(params.cache_key(), exact, max((p.run for p in points), default=0),
                   max((p.time for p in points), default=0.0), medians, runs)
     if exact:
         state.changes = exact_changes(medians)
-    elif len(medians) >= 2:
+    elif key.model.judged and len(medians) >= 2:
         found, state.weak = edivisive.detect(medians, *params.as_list())
         state.changes = _noisy_changes(found)
     return state
 
 
-def appended_state(old: State, new: list[Point], last_run: int, params: Params) -> State:
+def appended_state(old: State, new: list[Point], last_run: int, params: Params,
+                   key: SeriesKey) -> State:
     """old with points appended (each at a commit after old's last)."""
     medians = np.concatenate([old.medians, [p.median for p in new]])
     runs = np.concatenate([old.runs, [p.run for p in new]]).astype(np.int64)
-    exact = old.exact and all(zero_spread(p.values) for p in new)
-    state = State(params.as_list(), exact, last_run,
+    exact = old.exact and key.model.exact and all(zero_spread(p.values) for p in new)
+    state = State(params.cache_key(), exact, last_run,
                   max([old.last_time] + [p.time for p in new]), medians, runs)
     if exact:
         state.changes = exact_changes(medians)
+    elif not key.model.judged:
+        state.changes = []
     elif old.exact or len(old.medians) < 2:  # no weak points to start from
         found, state.weak = edivisive.detect(medians, *params.as_list())
         state.changes = _noisy_changes(found)
@@ -165,7 +176,7 @@ def _load_cache(conn, branch: str, gen: int, params: Params) -> dict:  # noqa: A
     rows = conn.execute(select(c.c.series_id, c.c.state).where(and_(
         c.c.branch == branch, c.c.generation == gen)))
     states = {sid: State.decode(blob) for sid, blob in rows}
-    return {sid: st for sid, st in states.items() if st.params == params.as_list()}
+    return {sid: st for sid, st in states.items() if st.params == params.cache_key()}
 
 
 def _new_samples(conn, run_ids: list[int]) -> dict[int, list]:  # noqa: ANN001
@@ -230,11 +241,11 @@ def refresh(engine, branch: str, params: Params) -> Refreshed:  # noqa: ANN001
         fresh = _new_samples(conn, new_runs) if cached and new_runs else {}
         full, append = _plan(cached, keys, fresh, runs)
         last = max(runs, default=0)
-        updated = {sid: appended_state(cached[sid], new, last, params)
+        updated = {sid: appended_state(cached[sid], new, last, params, keys[sid])
                    for sid, new in append.items()}
         samples = load_samples(conn, full, runs)
         for sid in full:
-            updated[sid] = full_state(points_of(samples[sid], runs), keys[sid].metric, params)
+            updated[sid] = full_state(points_of(samples[sid], runs), keys[sid], params)
             updated[sid].last_run = last
         _store(conn, branch, gen, updated)
         if new_runs:

@@ -9,7 +9,9 @@ pmubench_valgrind and pmubench_cache_geometry. The CPU model, the kernel
 and, for a simulated run, the CPU the guest saw (its ISA level decides
 glibc's string functions) are not in Google Benchmark's context: pass them
 with --benchmark_context=cpu_model=...,kernel=...,guest_cpu=... (docs/history.md
-shows how) and they join the identity. Left out on purpose: host_name
+shows how) and they join the identity; so does the project's own build type,
+--benchmark_context=project_build=Release (library_build_type is Google
+Benchmark's library's, "debug" in many a release build). Left out on purpose: host_name
 (a hosted CI runner's changes every job), mhz_per_cpu (varies with the
 clock), load_avg, date, executable.
 """
@@ -20,7 +22,9 @@ import hashlib
 import json
 from typing import Any
 
-OPTIONAL_FACTS = ("cpu_model", "kernel", "guest_cpu")
+# project_build: the project's own build type (CMAKE_BUILD_TYPE), which
+# Google Benchmark's context lacks (its library_build_type is the library's).
+OPTIONAL_FACTS = ("cpu_model", "kernel", "guest_cpu", "project_build")
 SIMULATED_FACTS = ("pmubench_valgrind", "pmubench_cache_geometry")
 
 

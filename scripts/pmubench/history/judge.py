@@ -1,31 +1,41 @@
 """Judging a head run against main's history: each (benchmark, metric) of
 the head against its series' last segment (the points since its last
-change point) on the same machine identity.
+change point) on the same machine identity, with compare's metric model
+and thresholds (verdicts/metrics.py, verdicts/thresholds.py: the same
+defaults, the same `--threshold METRIC=PCT` rules), so that judge and
+compare.py with the history's last run as baseline give the same verdict.
 
-- exact series: the head's value against the level; a change in the worse
-  direction beyond exact_pct percent is a regression (the counts are exact,
-  so any change is real; the threshold says which are worth failing for).
-- other series: the head's median against the segment's per-commit
-  medians, as a new draw of them: Student's t prediction interval, p =
-  2 P(T_{n-1} > |head - mean| / (sd sqrt(1 + 1/n))); a regression when
-  p < alpha and the change is beyond noisy_pct in the worse direction.
-  A segment of fewer than MIN_POINTS commits cannot judge.
+- exact counts (the model's exact kind): the head's median against the last
+  point's median, as compare judges one run a side: a change beyond the
+  threshold and the floor in the worse direction is a regression.
+- other judged metrics: the head's median against the segment's
+  per-commit medians, as a new draw of them: Student's t prediction
+  interval, p = 2 P(T_{n-1} > |head - mean| / (sd sqrt(1 + 1/n))); a
+  regression when p < alpha and the change is beyond the threshold and the
+  floor in the worse direction. A segment of fewer than MIN_POINTS commits
+  cannot judge.
+- what the model never judges (a simulator's times; the machine's info
+  counts) and metrics whose threshold is off: "unjudged", with the words.
+
+A head run that is already in the history (the same file, by content) is
+judged against the points before its commit: never against itself.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import stdtr
 from sqlalchemy import and_, select
 
 from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
-from pmubench.runs import benchjson
+from pmubench.verdicts import metrics, thresholds
 from pmubench.history import detect, ingest, schema
-from pmubench.history.series import same, zero_spread
+from pmubench.history.series import same
 
 MIN_POINTS = 5
+NO_HISTORY = "no history"
 
 
 @dataclass
@@ -37,6 +47,18 @@ class Row:
     change: float | None
     verdict: str        # regression, improvement, same, unjudged
     reason: str = ""
+    exact: bool = False
+
+
+@dataclass
+class Judged:
+    """What judge found: the rows, the machine judged against ('' when
+    none), and the run of the history the head file is (None when new)."""
+    rows: list[Row] = field(default_factory=list)
+    machine: str = ""
+    known_run: tuple[int, str] | None = None     # (run id, commit)
+    # The head's benchmarks no series of the machine has: new, or renamed.
+    without_history: list[str] = field(default_factory=list)
 
 
 def machines_of(conn, prepared: ingest.Prepared, name: str | None) -> list[tuple[int, str]]:  # noqa: ANN001
@@ -47,26 +69,39 @@ def machines_of(conn, prepared: ingest.Prepared, name: str | None) -> list[tuple
     return [(i, n) for i, n in conn.execute(select(m.c.id, m.c.name).where(where))]
 
 
-def _worse(change: float, metric: str) -> bool:
-    return change < 0 if benchjson.is_higher_better(metric) else change > 0
+def known_run(conn, prepared: ingest.Prepared, branch: str) -> tuple[int, str] | None:  # noqa: ANN001
+    """(run id, commit) of the head file when the branch already holds it."""
+    r = schema.runs
+    row = conn.execute(select(r.c.id, r.c.commit_sha).where(and_(
+        r.c.content_hash == prepared.content_hash, r.c.branch == branch))).first()
+    return (row[0], row[1]) if row else None
 
 
-def judge_exact(level: float, values: list[float], metric: str, pct: float) -> Row:
+def _verdict(change: float, beyond: bool, higher_is_better: bool) -> str:
+    if not beyond:
+        return "same"
+    worse = change < 0 if higher_is_better else change > 0
+    return "regression" if worse else "improvement"
+
+
+def judge_exact(level: float, values: list[float], model: metrics.Metric,
+                threshold: thresholds.Threshold) -> Row:
     head = float(np.median(values))
-    change = head / level - 1 if level else 0.0
     if same(head, level):
-        return Row("", metric, level, head, 0.0, "same")
-    beyond = abs(change) * 100 > pct
-    verdict = ("regression" if _worse(change, metric) else "improvement") if beyond else "same"
-    return Row("", metric, level, head, change, verdict,
-               "exact count" + ("" if beyond else f", within {pct:g}%"))
+        return Row("", model.name, level, head, 0.0, "same", "exact count", True)
+    change = head / level - 1 if level else float("inf")
+    beyond = (abs(change) * 100 > threshold.pct
+              and abs(head - level) >= threshold.floor)
+    return Row("", model.name, level, head, change,
+               _verdict(change, beyond, model.higher_is_better),
+               "exact count" + ("" if beyond else f", within {threshold.pct:g}%"), True)
 
 
-def judge_noisy(segment: np.ndarray, values: list[float], metric: str,
-                pct: float, alpha: float) -> Row:
+def judge_noisy(segment: np.ndarray, values: list[float], model: metrics.Metric,
+                threshold: thresholds.Threshold, alpha: float) -> Row:
     head = float(np.median(values))
     if len(segment) < MIN_POINTS:
-        return Row("", metric, None, head, None, "unjudged",
+        return Row("", model.name, None, head, None, "unjudged",
                    f"{len(segment)} commits since the last change point; {MIN_POINTS} needed")
     mean, sd, n = float(segment.mean()), float(segment.std(ddof=1)), len(segment)
     change = head / mean - 1 if mean else 0.0
@@ -74,40 +109,74 @@ def judge_noisy(segment: np.ndarray, values: list[float], metric: str,
         p = 0.0 if head != mean else 1.0
     else:
         p = float(2 * stdtr(n - 1, -abs(head - mean) / (sd * np.sqrt(1 + 1 / n))))
-    beyond = abs(change) * 100 > pct and p < alpha
-    verdict = ("regression" if _worse(change, metric) else "improvement") if beyond else "same"
-    return Row("", metric, mean, head, change, verdict, f"p {p:.2g} over {n} commits")
+    beyond = (abs(change) * 100 > threshold.pct and p < alpha
+              and abs(head - mean) >= threshold.floor)
+    return Row("", model.name, mean, head, change,
+               _verdict(change, beyond, model.higher_is_better), f"p {p:.2g} over {n} commits")
+
+
+def _cut(state: detect.State, runs: dict, commit: str | None) -> int:
+    """How many of the series' points come before commit (all without)."""
+    if commit is None:
+        return len(state.medians)
+    for i, run in enumerate(state.runs):
+        known = runs.get(int(run))
+        if known is not None and known.commit == commit:
+            return i
+    return len(state.medians)
+
+
+def judge_one(state: detect.State | None, values: list[float], model: metrics.Metric,
+              threshold: thresholds.Threshold, alpha: float, end: int) -> Row:
+    """One row: values against the first `end` points of the series."""
+    head = float(np.median(values))
+    if not model.judged or threshold.pct is None:
+        why = model.words if not model.judged else f"not gated ({threshold.source})"
+        return Row("", model.name, None, head, None, "unjudged", why, model.exact)
+    if state is None or end == 0:
+        return Row("", model.name, None, head, None, "unjudged", NO_HISTORY, model.exact)
+    if model.exact:
+        return judge_exact(float(state.medians[end - 1]), values, model, threshold)
+    starts = [c[0] for c in state.changes if c[0] < end]
+    start = starts[-1] if starts else 0
+    return judge_noisy(np.asarray(state.medians[start:end]), values, model, threshold, alpha)
+
+
+def _flagged(prepared: ingest.Prepared) -> set[str]:
+    """The head's benchmarks that say their counts move with layout."""
+    return {b for b, m in prepared.values if m == metrics.LAYOUT_FLAG}
 
 
 def judge(engine, branch: str, params: detect.Params, prepared: ingest.Prepared,  # noqa: ANN001
-          machine: str | None, exact_pct: float, noisy_pct: float, alpha: float
-          ) -> tuple[list[Row], str]:
-    """The rows and the machine name judged against ('' when none)."""
+          machine: str | None, overrides: list[thresholds.Override], alpha: float
+          ) -> Judged:
+    """The rows of the head against the branch's history."""
     refreshed = detect.refresh(engine, branch, params)
     with engine.connect() as conn:
         found = machines_of(conn, prepared, machine)
+        known = known_run(conn, prepared, branch)
     if not found:
-        return [], ""
+        return Judged(known_run=known)
     machine_id, name = found[0]
     by_key = {(k.benchmark, k.metric): sid for sid, k in refreshed.keys.items()
               if k.machine_id == machine_id}
+    flagged = _flagged(prepared) | {k.benchmark for k in refreshed.keys.values()
+                                    if k.machine_id == machine_id and k.layout_sensitive}
     rows = []
     for (benchmark, metric), values in sorted(prepared.values.items()):
-        sid = by_key.get((benchmark, metric))
-        state = refreshed.states.get(sid) if sid is not None else None
-        if state is None or len(state.medians) == 0:
-            row = Row("", metric, None, float(np.median(values)), None, "unjudged",
-                      f"no history on {branch}")
-        else:
-            start = state.changes[-1][0] if state.changes else 0
-            if state.exact and zero_spread(values):
-                row = judge_exact(float(state.medians[-1]), values, metric, exact_pct)
-            else:
-                row = judge_noisy(np.asarray(state.medians[start:]), values, metric,
-                                  noisy_pct, alpha)
+        if metric == metrics.LAYOUT_FLAG:
+            continue
+        model = metrics.describe(metric, prepared.backend, benchmark in flagged)
+        threshold = thresholds.resolve(metric, overrides, prepared.backend,
+                                       benchmark in flagged)
+        state = refreshed.states.get(by_key.get((benchmark, metric), -1))
+        end = _cut(state, refreshed.runs, known[1] if known else None) if state else 0
+        row = judge_one(state, values, model, threshold, alpha, end)
         row.benchmark = benchmark
         rows.append(row)
-    return rows, name
+    known_names = {b for b, _ in by_key}
+    missing = [b for b in dict.fromkeys(b for b, _ in prepared.values) if b not in known_names]
+    return Judged(rows, name, known, missing)
 
 
 def exit_code(rows: list[Row]) -> int:

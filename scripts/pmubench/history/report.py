@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from pmubench.base import atomic
 from pmubench.runs import benchjson
+from pmubench.verdicts import numbers
 from pmubench.history import detect, schema, store, svg
 from pmubench.history.series import load_samples, points_of
 
@@ -41,7 +42,14 @@ def _pct(c: detect.Change) -> str:
     if not c.before:
         return "from 0"
     worse = (c.change < 0) if benchjson.is_higher_better(c.key.metric) else (c.change > 0)
-    return f'<span class="{"worse" if worse else "better"}">{c.change * 100:+.2f}%</span>'
+    return f'<span class="{"worse" if worse else "better"}">{numbers.pct_text(c.change)}</span>'
+
+
+def _before_after(c: detect.Change) -> str:
+    """'4,075,360 → 4,075,361 (+1)' for an exact series: every digit."""
+    exact = c.p_value is None
+    text = f"{numbers.value_text(c.before, exact)} → {numbers.value_text(c.after, exact)}"
+    return text + (f" ({numbers.count_text(c.after - c.before, signed=True)})" if exact else "")
 
 
 def _change_rows(changes: list[detect.Change], notes: dict, charted: set) -> list[str]:
@@ -56,7 +64,7 @@ def _change_rows(changes: list[detect.Change], notes: dict, charted: set) -> lis
         rows.append(
             f"<tr><td>{_day(c.time)}</td><td>{name}</td>"
             f"<td>{escape(c.key.metric)}</td><td><code>{escape(c.commit[:12])}</code></td>"
-            f'<td class="n">{c.before:.6g} → {c.after:.6g}</td><td class="n">{_pct(c)}</td>'
+            f'<td class="n">{escape(_before_after(c))}</td><td class="n">{_pct(c)}</td>'
             f"<td>{p}</td><td>{escape(note) if note is not None else 'no'}</td></tr>")
     return rows + ["</table>"]
 
@@ -89,11 +97,33 @@ def _overview(refreshed: detect.Refreshed, sids: list[int], latest: dict,
         if sid in charted:
             name = f'<a href="#s{sid}">{name}</a>'
         last = f"<code>{escape(c.commit[:12])}</code> {_pct(c)}" if c else "none"
-        value = f"{state.medians[-1]:.6g}" if len(state.medians) else "-"
+        if not key.model.judged:
+            last = f'<span class="muted">{escape(key.model.words)}</span>'
+        value = (numbers.value_text(float(state.medians[-1]), state.exact)
+                 if len(state.medians) else "-")
         rows.append(f"<tr><td>{name}</td><td>{escape(key.metric)}</td>"
                     f'<td class="n">{len(state.medians)}</td><td class="n">{value}</td>'
                     f"<td>{last}</td><td>{svg.sparkline(state.medians, state.changes)}</td></tr>")
     return rows + ["</table>"]
+
+
+# How the machine page names each identity fact.
+FACT_LABELS = {"project_build": "project build", "build_type": "Google Benchmark library build",
+               "backend": "backend", "num_cpus": "CPUs", "cpu_model": "CPU",
+               "kernel": "kernel", "guest_cpu": "guest CPU (ISA level)", "pmus": "PMUs",
+               "valgrind": "valgrind", "cache_geometry": "simulated caches", "caches": "caches"}
+NO_PROJECT_BUILD = ("not recorded: run with --benchmark_context=project_build=Release "
+                    "(the CMake build type)")
+
+
+def _facts_table(facts: dict) -> list[str]:
+    """The identity's facts, the project's build type first: Google
+    Benchmark's library_build_type is the library's, not the project's."""
+    rows = [("project build", facts.get("project_build", NO_PROJECT_BUILD))]
+    rows += [(FACT_LABELS.get(k, k), v) for k, v in facts.items() if k != "project_build"]
+    cells = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v if isinstance(v, str) else json.dumps(v))}"
+                    "</td></tr>" for k, v in rows)
+    return [f'<table class="facts">{cells}</table>']
 
 
 def machine_page(refreshed: detect.Refreshed, machine: tuple, changes: list[detect.Change],
@@ -114,7 +144,7 @@ def machine_page(refreshed: detect.Refreshed, machine: tuple, changes: list[dete
     order = sorted(sids, key=lambda s: (-(latest[s].time if s in latest else -1e18),
                                         refreshed.keys[s].benchmark, refreshed.keys[s].metric))
     body = ['<p><a href="index.html">all machines</a></p>', f"<h1>{escape(name)}</h1>",
-            f'<p class="muted">{escape(json.dumps(facts, sort_keys=True))}</p>',
+            *_facts_table(facts),
             f'<p>{len(sids)} series; <a href="#open">{len(open_)} open change points</a>; '
             f'<a href="#charts">{len(changed)} changed series</a>; '
             f'<a href="#overview">overview</a></p>',

@@ -4,26 +4,23 @@ every run at that commit that is not excluded."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from sqlalchemy import and_, select
 
-from pmubench.runs import benchjson
+from pmubench.verdicts import metrics
 from pmubench.history import schema
 
-# Counts that are exact where a PMU counts them (user space): a step in
-# them is a code change. Every count a simulator wrote is exact too.
-INSTRUCTION_CLASS = frozenset({"instructions", "branches", "branch-instructions",
-                               "inst_retired.any", "inst_retired", "br_inst_retired.all_branches"})
 # Relative difference below which two counts are one value (float noise of
 # a per-iteration division).
 EXACT_TOLERANCE = 1e-12
 
 
-def exact_class(metric: str) -> bool:
-    """True for a metric whose series can be exact (zero variance within
-    a level): simulated counts, and instruction-class PMU counts."""
-    return benchjson.is_simulated(metric) or benchjson.base_name(metric) in INSTRUCTION_CLASS
+def model_of(metric: str, backend: str, layout_sensitive: bool = False) -> metrics.Metric:
+    """The metric model (verdicts/metrics.py) of a series of a machine of
+    backend; layout_sensitive when its benchmark's runs say so."""
+    return metrics.describe(metric, backend, layout_sensitive)
 
 
 def same(a: float, b: float) -> bool:
@@ -102,10 +99,26 @@ class SeriesKey:
     machine_id: int
     benchmark: str
     metric: str
+    backend: str = "native"
+    layout_sensitive: bool = False
+
+    @property
+    def model(self) -> metrics.Metric:
+        return model_of(self.metric, self.backend, self.layout_sensitive)
 
 
 def all_series(conn) -> dict[int, SeriesKey]:  # noqa: ANN001
+    """Every series, with its machine's backend and whether its benchmark
+    was ever marked layout sensitive (a series of that flag exists)."""
     s, m = schema.series, schema.machines
-    rows = conn.execute(select(s.c.id, m.c.name, m.c.id, s.c.benchmark, s.c.metric)
-                        .select_from(s.join(m, s.c.machine_id == m.c.id)))
-    return {r[0]: SeriesKey(*r) for r in rows}
+    rows = conn.execute(select(s.c.id, m.c.name, m.c.id, s.c.benchmark, s.c.metric, m.c.facts)
+                        .select_from(s.join(m, s.c.machine_id == m.c.id))).all()
+    backends: dict[int, str] = {}
+    flagged = {(r[2], r[3]) for r in rows if r[4] == metrics.LAYOUT_FLAG}
+    out = {}
+    for sid, name, machine, benchmark, metric, facts in rows:
+        if machine not in backends:
+            backends[machine] = str(json.loads(facts or "{}").get("backend") or "native")
+        out[sid] = SeriesKey(sid, name, machine, benchmark, metric, backends[machine],
+                             (machine, benchmark) in flagged)
+    return out

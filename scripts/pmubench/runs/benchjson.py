@@ -40,6 +40,10 @@ STRUCTURAL_FIELDS = frozenset({
 # {symbol, samples, share}; pmubench_profile_samples, ...): facts of the
 # untimed profiling pass, not metrics of the measured run.
 PROFILE_FIELD_PREFIX = "pmubench_profile"
+# A run's true/false facts, not metrics: pmubench_layout_sensitive (the
+# case's counts move with code layout; verdicts.metrics judges them noisy).
+LAYOUT_SENSITIVE_FIELD = "pmubench_layout_sensitive"
+FLAG_FIELDS = frozenset({LAYOUT_SENSITIVE_FIELD})
 
 TIME_METRICS = ("real_time", "cpu_time")
 RATE_METRICS = ("items_per_second", "bytes_per_second")
@@ -329,6 +333,11 @@ def _metrics(obj: dict, path: str, where: str, aggregate: str) -> dict[str, floa
     metrics: dict[str, float] = {}
     for key, value in obj.items():
         if key in STRUCTURAL_FIELDS or key.startswith(PROFILE_FIELD_PREFIX):
+            continue
+        if key in FLAG_FIELDS:
+            if not isinstance(value, bool):
+                raise BadInput(f"{path}: {where} \"{key}\" is not true or false "
+                               f"({_short(value)})")
             continue
         if type(value) is float and value - value == 0.0 and (
                 value >= 0 or key not in TIME_METRICS):

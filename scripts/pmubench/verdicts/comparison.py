@@ -82,6 +82,7 @@ import numpy as np
 from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
 from pmubench.runs import benchjson
 from pmubench.verdicts import attribution, gates, stats, thresholds, work
+from pmubench.verdicts import metrics as metrics_model
 from pmubench.runs import machines, matching
 # The row model lives in rows.py; its names are comparison's too.
 from pmubench.verdicts.rows import (  # noqa: F401
@@ -316,8 +317,8 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
     pairing = matching.pair(baseline, contender)
     metrics = selected_metrics = [m for m in file_metrics if selected(m, metric_patterns)]
     # Each row's sides first; then the tests, many rows at once; then verdicts.
-    staged, pending = _stage_rows(pairing, metrics, overrides,
-                                  rounds_of(baseline), rounds_of(contender))
+    staged, pending = _stage_rows(pairing, metrics, overrides, rounds_of(baseline),
+                                  rounds_of(contender), backend.name)
     results = _test_many(pending, alpha, _rows_tested_callback(progress, len(pending)))
     changed_work = {b.name: w for b, c in pairing.common
                     for w in [work.change(b, c)] if w is not None}
@@ -357,9 +358,15 @@ def _lacking(baseline: benchjson.BenchFile, contender: benchjson.BenchFile
     return {**{m: contender.path for m in b - c}, **{m: baseline.path for m in c - b}}
 
 
+def _layout_sensitive(*groups: matching.BenchmarkRuns) -> bool:
+    """True when a run of either side says its counts move with layout."""
+    return any(metrics_model.is_layout_sensitive(r.raw) for g in groups
+               for r in g.iterations + list(g.aggregates.values()))
+
+
 def _stage_rows(pairing: matching.Pairing, metrics: list[str],
-                overrides: list[thresholds.Override], b_rounds: int, c_rounds: int
-                ) -> tuple[list[tuple[str, str, str, Side, Side, thresholds.Threshold, bool]],
+                overrides: list[thresholds.Override], b_rounds: int, c_rounds: int,
+                backend: str) -> tuple[list[tuple[str, str, str, Side, Side, thresholds.Threshold, bool]],
                            list[tuple[int, list[float], list[float]]]]:
     """Every row before its verdict: (benchmark, metric, unit, baseline side,
     contender side, threshold, higher_is_better) of each (metric, benchmark)
@@ -368,13 +375,15 @@ def _stage_rows(pairing: matching.Pairing, metrics: list[str],
     staged: list[tuple[str, str, str, Side, Side, thresholds.Threshold, bool]] = []
     pending: list[tuple[int, list[float], list[float]]] = []
     for metric in metrics:
-        threshold = thresholds.resolve(metric, overrides)
+        by_layout = {flag: thresholds.resolve(metric, overrides, backend, flag)
+                     for flag in (False, True)}
         higher = benchjson.is_higher_better(metric)
         time_metric = metric in benchjson.TIME_METRICS
         for b_runs, c_runs in pairing.common:
             b_sample, c_sample = b_runs.sample(metric), c_runs.sample(metric)
             if b_sample is None or c_sample is None:
                 continue
+            threshold = by_layout[_layout_sensitive(b_runs, c_runs)]
             b, c = _side(b_sample, b_rounds), _side(c_sample, c_rounds)
             samples = test_samples(b, c, threshold)
             if samples is not None:

@@ -35,14 +35,12 @@ from dataclasses import dataclass, field
 
 from pmubench.runs import benchjson
 from pmubench.runs import matching
-from pmubench.verdicts import stats, thresholds
+from pmubench.verdicts import metrics, stats, thresholds
 from pmubench.verdicts.rows import (FEW_REPS, FEW_ROUNDS, NOT_GATED, THRESHOLD_ONLY,
                                     U_TEST, Row)
 
-# Deterministic-class values a benchmark declares rather than counts
-# (benches/accuracy.cc's expected_instructions): they move only when the
-# source changes its expectation, so they catch no slowdown.
-DECLARED_PATTERNS = ("expected_*",)
+# Values a benchmark declares rather than counts (the model's).
+DECLARED_PATTERNS = metrics.DECLARED_PATTERNS
 
 ENABLE_COUNTS = ("count instructions to gate code changes exactly "
                  "(--counters=instructions on a machine with a hardware PMU, "
@@ -74,7 +72,7 @@ def changed_beyond(row: Row) -> bool:
     when the rule is off) and its floor: what a gate would have flagged."""
     pct = row.threshold.pct
     if pct is None:
-        pct = thresholds.CLASS_BY_NAME[row.threshold.metric_class].threshold_pct
+        pct = metrics.CLASS_BY_NAME[row.threshold.metric_class].threshold_pct
     if pct is None or row.change != row.change:   # info metric, or NaN
         return False
     return (abs(row.change) * 100.0 > pct and
@@ -99,7 +97,8 @@ def _subject(rows: list[Row]) -> tuple[str, str]:
     names = list(dict.fromkeys(r.metric for r in rows))
     if len(names) == 1:
         return names[0], "needs"
-    if all(r.threshold.metric_class == "time" for r in rows):
+    if all(metrics.CLASS_BY_NAME[r.threshold.metric_class].kind == metrics.TIME
+           for r in rows):
         return "times", "need"
     return "times and the other machine-dependent metrics", "need"
 
@@ -197,17 +196,18 @@ def _counter_cause(rows: list[Row], seen: MetricsSeen) -> str | None:
 def _machine_cause(rows: list[Row], seen: MetricsSeen, alpha: float,
                    baseline_path: str, contender_path: str) -> str | None:
     """Why no machine-dependent row catches a slowdown, or None."""
-    machine = [r for r in rows if not r.threshold.deterministic]
+    machine = [r for r in rows if not r.threshold.deterministic
+               and not r.threshold.simulator_time]
     gated = [r for r in machine if r.threshold.pct is not None]
     if gated:
         return test_cause(gated, alpha, baseline_path, contender_path)
-    off = [r for r in machine if thresholds.CLASS_BY_NAME[r.threshold.metric_class]
+    off = [r for r in machine if metrics.CLASS_BY_NAME[r.threshold.metric_class]
            .threshold_pct is not None]
     if off:
         sources = ", ".join(dict.fromkeys(r.threshold.source for r in off))
         return f"the time thresholds are off (--threshold {sources})"
-    if not any(thresholds.is_time(r.metric) for r in rows) and any(
-            thresholds.is_time(m) for m in seen.in_files):
+    if not any(metrics.is_time(r.metric) for r in rows) and any(
+            metrics.is_time(m) for m in seen.in_files):
         return "--metrics left out the times"
     return None
 
@@ -217,7 +217,8 @@ def inconclusive_reason(rows: list[Row], seen: MetricsSeen, alpha: float,
     """None when some row catches a slowdown; else why nothing does."""
     if any(catches_slowdown(r) for r in rows):
         return None
-    if rows and all(r.threshold.pct is None for r in rows):
+    judged = [r for r in rows if not r.threshold.simulator_time]
+    if judged and all(r.threshold.pct is None for r in judged):
         sources = [r.threshold.source for r in rows if r.threshold.source != "default"]
         if sources:
             return ("every threshold is off (--threshold "

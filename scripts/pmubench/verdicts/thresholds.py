@@ -1,9 +1,14 @@
 """Per-metric thresholds: how large a change must be before it counts.
 
+Every class, default and floor comes from the one metric model
+(verdicts/metrics.py); this module resolves --threshold rules over it.
+
 Defaults follow each metric's run-to-run noise (docs/comparing.md, "Default thresholds"; `compare.py
 --help` prints the same table):
 
   class          threshold  floor     metrics
+  allocation     0%         0.5/it    allocs_per_iter, alloc_bytes_per_iter,
+                                      frees_per_iter, max_bytes_used
   deterministic  1%         0.01/it   instructions, branches,
                                       branch-instructions, page-faults,
                                       minor-faults, faults,
@@ -75,63 +80,23 @@ from __future__ import annotations
 
 import fnmatch
 import math
-import textwrap
 from dataclasses import dataclass
 
 from pmubench.runs import benchjson
+from pmubench.verdicts import metrics
 
 
-@dataclass(frozen=True)
-class MetricClass:
-    name: str
-    threshold_pct: float | None   # None: shown, never gated
-    floor: float                  # absolute change below which nothing counts
-    patterns: tuple[str, ...]     # fnmatch patterns over the bare event name
-
-
-# Order matters: the first class with a matching pattern wins.
-CLASSES = (
-    MetricClass("info", None, 0.0, (
-        "context-switches", "cs", "cpu-migrations", "migrations",
-        "major-faults", "alignment-faults", "emulation-faults",
-        "pmu_running_fraction")),
-    MetricClass("time", 10.0, 0.0, (
-        "real_time", "cpu_time", "task-clock", "cpu-clock", "tsc",
-        "ref-cycles", "duration_time", "items_per_second",
-        "bytes_per_second", "*tsc*", "*ticks*", "*_ns")),
-    MetricClass("derived", 5.0, 0.001, ("IPC", "*-ratio")),
-    MetricClass("deterministic", 1.0, 0.01, (
-        "instructions", "branches", "branch-instructions", "page-faults",
-        "minor-faults", "faults", "L1-dcache-loads", "L1-dcache-stores",
-        "INST_RETIRED*", "BR_INST_RETIRED*", "MEM_INST_RETIRED*",
-        "expected_*")),
-    MetricClass("cycles", 5.0, 0.01, (
-        "cycles", "cpu-cycles", "bus-cycles", "stalled-cycles-*", "aperf",
-        "mperf", "*CYCLES*")),
-    MetricClass("cache", 5.0, 0.01, ("*",)),
-)
-CLASS_BY_NAME = {c.name: c for c in CLASSES}
+# The model's classes, under the names compare's modules have used.
+MetricClass = metrics.MetricClass
+CLASSES = metrics.CLASSES
+CLASS_BY_NAME = metrics.CLASS_BY_NAME
+SIMULATED_EXACT_PCT = metrics.SIMULATED_EXACT_PCT
+classify = metrics.classify
+is_time = metrics.is_time
 
 
 class ThresholdError(ValueError):
     """A malformed --threshold; the message says what is expected."""
-
-
-def classify(metric: str) -> MetricClass:
-    bare = benchjson.base_name(metric)
-    for cls in CLASSES:
-        for pattern in cls.patterns:
-            # Upper-case patterns are vendor event names, which perf
-            # accepts in either case; the generic names are lower-case.
-            subject = bare.upper() if pattern.isupper() else bare
-            if fnmatch.fnmatchcase(subject, pattern):
-                return cls
-    return CLASS_BY_NAME["cache"]
-
-
-def is_time(metric: str) -> bool:
-    """True for the metrics of the time class (what "time" selects)."""
-    return classify(metric).name == "time"
 
 
 @dataclass(frozen=True)
@@ -170,19 +135,7 @@ def _matches(selector: str, metric: str) -> bool:
             or fnmatch.fnmatchcase(benchjson.base_name(metric), selector))
 
 
-# The default for a simulated count of the deterministic class (said the
-# same in compare.py --help, the report headers, docs/comparing.md and
-# docs/ci_without_pmu.md).
-SIMULATED_EXACT_PCT = 0.5
-
-
-def catches_one_in(pct: float) -> int:
-    """The largest count per iteration in which one more (or one fewer)
-    is a change beyond pct: 199 for 0.5% (1/199 = 0.503%; 1/200 is not
-    more than 0.5%). 0 for a pct of 100 or more."""
-    if pct <= 0:
-        raise ValueError("a gate of 0% catches any change above the floor")
-    return max(0, math.ceil(100.0 / pct) - 1)
+catches_one_in = metrics.catches_one_in
 
 
 @dataclass(frozen=True)
@@ -197,6 +150,8 @@ class Threshold:
     # bit-identical run to run. Gated in every mode.
     deterministic: bool = False
     simulated: bool = False
+    # A simulator's time (metrics.SIMULATOR_TIME): never judged by default.
+    simulator_time: bool = False
 
 
 def override_text(o: Override) -> str:
@@ -204,35 +159,32 @@ def override_text(o: Override) -> str:
     return f"{o.selector}={_pct_text(o.threshold_pct)}"
 
 
-def resolve(metric: str, overrides: list[Override]) -> Threshold:
-    """The threshold for one metric: the last override naming it exactly,
-    else the last naming its base name ('instructions' for
+def resolve(metric: str, overrides: list[Override], backend: str = "native",
+            layout_sensitive: bool = False) -> Threshold:
+    """The threshold for one metric (of a run of backend, layout_sensitive
+    when the run says so: metrics.describe): the last override naming it
+    exactly, else the last naming its base name ('instructions' for
     'instructions:u'), else the last matching pattern/alias override, else
-    'default=', else the class."""
-    cls = classify(metric)
+    'default=', else the model's default."""
+    model = metrics.describe(metric, backend, layout_sensitive)
+    cls = model.metric_class
     base = benchjson.base_name(metric)
-    simulated = benchjson.is_simulated(metric)
-    kind = {"deterministic": cls.name == "deterministic" or simulated,
-            "simulated": simulated}
+    kind = {"deterministic": model.exact, "simulated": model.simulated,
+            "simulator_time": model.kind == metrics.SIMULATOR_TIME}
     exact = [o for o in overrides if o.selector == metric]
     exact_base = [o for o in overrides if o.selector == base != metric]
     pattern = [o for o in overrides
                if o.selector not in (metric, base, "default")
                and _matches(o.selector, metric)]
     fallback = [o for o in overrides if o.selector == "default"]
+    if fallback and cls.kind != metrics.INFO:
+        pattern = pattern or [fallback[-1]]
     for group in (exact, exact_base, pattern):
         if group:
             o = group[-1]
             return Threshold(o.threshold_pct, cls.floor, cls.name,
                              override_text(o), **kind)
-    if fallback and cls.name != "info":
-        o = fallback[-1]
-        return Threshold(o.threshold_pct, cls.floor, cls.name,
-                         override_text(fallback[-1]), **kind)
-    pct = cls.threshold_pct
-    if simulated and cls.name == "deterministic":
-        pct = SIMULATED_EXACT_PCT
-    return Threshold(pct, cls.floor, cls.name, "default", **kind)
+    return Threshold(model.default_pct, cls.floor, cls.name, "default", **kind)
 
 
 def matches(selector: str, metric: str) -> bool:
@@ -246,32 +198,7 @@ def _pct_text(pct: float | None) -> str:
     return "off" if pct is None else f"{pct:g}"
 
 
-# How --help spells the msr PMU's events, which classify() sees bare.
-_SHOWN_AS = {"tsc": "msr/tsc/", "aperf": "msr/aperf/", "mperf": "msr/mperf/"}
-
-
-def defaults_table(width: int = 78) -> str:
-    """The default thresholds as wrapped lines for --help."""
-    lines = []
-    for cls in CLASSES:
-        pct = "not gated" if cls.threshold_pct is None else f"{cls.threshold_pct:g}%"
-        names = ", ".join(_SHOWN_AS.get(p, p) for p in cls.patterns)
-        if cls.name == "cache":
-            names = "*-misses, cache-references, LLC-*, and every other counter"
-        lead = f"  {cls.name:<13} {pct:<10} "
-        lines += textwrap.wrap(names, width, initial_indent=lead,
-                               subsequent_indent=" " * len(lead),
-                               break_on_hyphens=False)
-    lead = f"  {'simulated':<13} {SIMULATED_EXACT_PCT:g}%{'':<7} "
-    lines += textwrap.wrap(
-        "callgrind/instructions/ and the other simulated counts of the "
-        "deterministic class (branches, loads, stores): one instruction "
-        "more per iteration fails a case of up to "
-        f"{catches_one_in(SIMULATED_EXACT_PCT)} instructions per iteration; "
-        "simulated misses keep their class's",
-        width, initial_indent=lead, subsequent_indent=" " * len(lead),
-        break_on_hyphens=False)
-    return "\n".join(lines)
+defaults_table = metrics.defaults_table
 
 
 def _gate_text(pct: float | None, source: str) -> str:
@@ -291,7 +218,7 @@ def simulated_gate_text(used: list[Threshold]) -> str | None:
     (the default): one instruction more per iteration fails a case of up
     to 199 instructions per iteration'); None when none was used."""
     gates = dict.fromkeys((t.pct, t.source) for t in used
-                          if t.simulated and t.metric_class == "deterministic")
+                          if t.simulated and t.metric_class == metrics.INSTRUCTION_CLASS)
     if not gates:
         return None
     return ("Simulated instruction-class counts "

@@ -1,0 +1,152 @@
+"""What history.py prints: the text and JSON of each verb, rendered from
+the models detect and judge compute (detect.Refreshed and its changes,
+judge.Judged); nothing here decides a verdict. Numbers go through
+verdicts/numbers.py, so an exact count keeps every digit
+(`4,075,360 -> 4,075,361 (+1, +0.00002%)`).
+
+Each verb's output is a function here (text; JSON where the verb has
+--format json); cli.py calls it and writes what it returns; only error
+messages (stderr) stay in cli.py (docs/maintaining.md, "How to add": a
+history verb)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections import Counter
+
+from pmubench.verdicts import numbers
+from pmubench.history import detect, ingest, judge
+
+PROG = "history.py"
+
+HEADLINES = {0: "OK: no regression", 1: "REGRESSION", 4: "INCONCLUSIVE: nothing judged"}
+# How many names a one-line summary shows.
+EXAMPLES = 3
+
+
+def iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+def finite(x: float | None) -> float | None:
+    return x if x is None or math.isfinite(x) else None
+
+
+def dumps(doc: dict) -> str:
+    return json.dumps(doc, indent=1) + "\n"
+
+
+def change_json(c: detect.Change, note: str | None) -> dict:
+    return {"machine": c.key.machine, "benchmark": c.key.benchmark, "metric": c.key.metric,
+            "commit": c.commit, "before": c.before, "after": c.after,
+            "change": finite(c.change), "p_value": c.p_value, "time": iso(c.time),
+            "acknowledged": note is not None, "note": note,
+            "text": numbers.change_text(c.before, c.after, c.p_value is None)}
+
+
+def detect_json(branch: str, refreshed: detect.Refreshed, changes: list[detect.Change],
+                notes: dict) -> str:
+    return dumps({"branch": branch, "series": len(refreshed.keys),
+                  "recomputed": refreshed.recomputed, "appended": refreshed.appended,
+                  "change_points": [change_json(c, notes.get((c.key.id, c.commit)))
+                                    for c in changes]})
+
+
+def detect_text(branch: str, refreshed: detect.Refreshed, changes: list[detect.Change],
+                notes: dict) -> str:
+    points = "change point" if len(changes) == 1 else "change points"
+    lines = [f"{len(changes)} {points} in {len(refreshed.keys)} series on {branch}"]
+    for c in changes:
+        exact = c.p_value is None
+        test = "exact" if exact else f"p {c.p_value:.2g}"
+        ack = " (acknowledged)" if (c.key.id, c.commit) in notes else ""
+        text = numbers.change_text(c.before, c.after, exact)
+        lines.append(f"{c.commit[:12]} {c.key.machine} {c.key.benchmark} {c.key.metric}: "
+                     f"{text[:-1]}, {test}){ack}")
+    return "\n".join(lines) + "\n"
+
+
+def row_json(r: judge.Row) -> dict:
+    text = (numbers.change_text(r.baseline, r.head, r.exact)
+            if r.baseline is not None else None)
+    return {**r.__dict__, "change": finite(r.change), "text": text}
+
+
+def judge_json(judged: judge.Judged, code: int) -> str:
+    known = judged.known_run
+    return dumps({"machine": judged.machine or None, "exit": code,
+                  "already_in_history": ({"run": known[0], "commit": known[1]}
+                                         if known else None),
+                  "without_history": judged.without_history,
+                  "rows": [row_json(r) for r in judged.rows]})
+
+
+def _examples(names: list[str]) -> str:
+    shown = ", ".join(names[:EXAMPLES])
+    return shown + (", ..." if len(names) > EXAMPLES else "")
+
+
+def _row_line(r: judge.Row) -> str:
+    if r.baseline is None:
+        return f"  {r.verdict:11} {r.benchmark} {r.metric}: {numbers.value_text(r.head, r.exact)} {r.reason}"
+    text = numbers.change_text(r.baseline, r.head, r.exact)
+    return f"  {r.verdict:11} {r.benchmark} {r.metric}: {text} {r.reason}"
+
+
+def _unjudged_lines(judged: judge.Judged, branch: str) -> list[str]:
+    """One line for the cases without history, one per other reason."""
+    lines = []
+    missing = judged.without_history
+    if missing:
+        total = len(dict.fromkeys([r.benchmark for r in judged.rows] + missing))
+        lines.append(f"  {len(missing)} of {total} cases have no history on {branch} "
+                     f"(new, or renamed: {_examples(missing)}); not judged")
+    rest = [r for r in judged.rows if r.verdict == "unjudged" and r.benchmark not in missing]
+    for reason, count in Counter(r.reason for r in rest).items():
+        names = [f"{r.benchmark} {r.metric}" for r in rest if r.reason == reason]
+        lines.append(f"  unjudged    {count} rows ({_examples(names)}): {reason}")
+    return lines
+
+
+def judge_text(judged: judge.Judged, code: int, head: str, branch: str) -> str:
+    lines = [f"{HEADLINES[code]} ({head} against {branch} on {judged.machine})"]
+    if judged.known_run:
+        run, commit = judged.known_run
+        lines.append(f"  {head} is already in the history (run {run}, commit "
+                     f"{commit[:12]}): judged against the commits before it")
+    lines += [_row_line(r) for r in judged.rows if r.verdict in ("regression", "improvement")]
+    lines += _unjudged_lines(judged, branch)
+    return "\n".join(lines) + "\n"
+
+
+def no_machine(head: str, db: str, machine: str | None, branch: str) -> str:
+    named = f" named {machine}" if machine else ""
+    return (f"{PROG}: {head}: no history of its machine identity in {db}{named}; nothing "
+            f"could be judged (ingest runs of this machine on {branch} first)\n")
+
+
+def ingested(p: ingest.Prepared, run: int | None, db: str, commit: str, branch: str) -> str:
+    if run is None:
+        return f"{PROG}: {p.path}: already in {db} (same content); nothing added\n"
+    return (f"{PROG}: {p.path}: run {run}, {p.value_count} values of {len(p.values)} "
+            f"series, commit {commit[:12]} on {branch}\n")
+
+
+def acknowledged(benchmark: str, metric: str, commit: str) -> str:
+    return f"{PROG}: acknowledged {benchmark} {metric} at {commit[:12]}\n"
+
+
+def excluded(count: int, reason: str) -> str:
+    return f"{PROG}: excluded {count} run(s): {reason}\n"
+
+
+def reported(outdir: str, pages: int) -> str:
+    return f"{PROG}: wrote {os.path.join(outdir, 'index.html')} ({pages} machine pages)\n"
+
+
+def upgraded(db: str, start: int, end: int) -> str:
+    done = f" -> {end}" if end != start else " is current; nothing to do"
+    return f"{PROG}: {db}: schema version {start}{done}\n"
