@@ -27,6 +27,7 @@ from pmubench.base import launch
 
 launch.ensure("history_branch.py", launch.NO_NEEDS)
 
+from pmubench.base import front  # noqa: E402
 from pmubench.base.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_STEP_FAILED  # noqa: E402
 from pmubench.history import branch_store  # noqa: E402
 
@@ -96,4 +97,5 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(front.run("history_branch.py", lambda: main(sys.argv[1:]),
+                       "the command line and the remote's git version"))

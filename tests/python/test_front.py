@@ -14,7 +14,7 @@ import pytest
 from conftest import PYTHON, REPO_ROOT
 
 SCRIPTS = REPO_ROOT / "scripts"
-ENTRY_POINTS = ("compare.py", "history.py", "merge.py")
+ENTRY_POINTS = ("compare.py", "history.py", "history_branch.py", "merge.py")
 
 PROGRAM = """
 import os, signal, sys

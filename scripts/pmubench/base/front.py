@@ -1,5 +1,5 @@
 """The one front wrapper of every verdict entry point (scripts/compare.py,
-scripts/history.py, scripts/merge.py): signals, crashes and exit codes,
+scripts/history.py, scripts/history_branch.py, scripts/merge.py): signals, crashes and exit codes,
 said once.
 
     sys.exit(front.run("compare.py", main, "the two input files"))
