@@ -290,7 +290,7 @@ def test_worktrees_kept_by_an_earlier_run_are_used_again(tmp_path):
     assert _worktrees(repo) == 2
     proc = _recipe(repo, *RUN, "--out", out)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "BM_Fake instructions +10.00%" in proc.stdout
+    assert "BM_Fake instructions 1,000 -> 1,100 (+100, +10.00%)" in proc.stdout
     assert _worktrees(repo) == 0 and not (out / "worktrees").exists()
 
 
@@ -528,7 +528,7 @@ def test_cmake_args_reach_configure_after_the_default_build_type(tmp_path):
     proc = _recipe(repo, *cmake, "--cmake-arg", "-DNEEDED=ON",
                    "--cmake-arg", "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "--out", tmp_path / "out2")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "BM_Fake instructions +10.00%" in proc.stdout
+    assert "BM_Fake instructions 1,000 -> 1,100 (+100, +10.00%)" in proc.stdout
 
 
 @needs_cmake

@@ -98,22 +98,14 @@ def _md(text: str) -> str:
                    else ch for ch in text)
 
 
-def markdown_lines(c: cmp.Comparison) -> list[str]:
-    """A collapsed <details> per attributed row, the notes after them."""
-    if not c.attributions and not c.attribution_notes:
-        return []
-    out = ["#### Why it changed", ""]
-    for a in c.attributions:
-        out += [f"<details><summary>{_html(headline(a))} ({_html(kind_text(a))})"
-                "</summary>", "",
-                "| Function or line | Base | Head | Delta | Share |",
-                "|:--|--:|--:|--:|--:|"]
-        out += ["| " + " | ".join(_md(v) for v in row) + " |" for row in _cells(a)]
-        out += ["", "</details>", ""]
-    out += [f"- {_md(n)}" for n in c.attribution_notes]
-    if c.attribution_notes:
-        out.append("")
-    return out
+def markdown_section(a: attribution.Attribution) -> list[str]:
+    """One attributed row as a collapsed <details>."""
+    out = [f"<details><summary>{_html(headline(a))} ({_html(kind_text(a))})"
+           "</summary>", "",
+           "| Function or line | Base | Head | Delta | Share |",
+           "|:--|--:|--:|--:|--:|"]
+    out += ["| " + " | ".join(_md(v) for v in row) + " |" for row in _cells(a)]
+    return out + ["", "</details>", ""]
 
 
 def _moved_json(m: attribution.Moved) -> dict:

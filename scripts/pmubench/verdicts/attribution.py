@@ -122,6 +122,10 @@ def attribute(rows: list[Row], pairing: matching.Pairing,
         if not _profiles_metric(base, row.metric):
             continue
         out.append(_attribution(row, base, head))
+    # The gated changes first: a reader (and a comment short of room)
+    # takes them before the rows under their threshold.
+    gated = {(r.benchmark, r.metric) for r in rows if r.verdict in (REGRESSION, IMPROVEMENT)}
+    out.sort(key=lambda a: (a.benchmark, a.metric) not in gated)
     return out, notes
 
 
