@@ -79,8 +79,8 @@ def test_ci_recipe_builds_both_revisions_and_fails_on_the_regression(tmp_path, r
     for side in ("base", "head"):
         assert (out / f"{side}.json").exists()
     assert sorted(p.name for p in out.iterdir()) == [
-        "base-build.log", "base-run.log", "base.json", "compare.json", "compare.md",
-        "head-build.log", "head-run.log", "head.json"]
+        "base-build.log", "base-run.log", "base.json", "compare-full.md", "compare.json",
+        "compare.md", "head-build.log", "head-run.log", "head.json"]
     # Worktrees are removed afterwards; the checkout itself is untouched.
     assert not (out / "worktrees").exists()
     listed = subprocess.run(["git", "-C", str(repo), "worktree", "list"],

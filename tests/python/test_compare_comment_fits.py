@@ -57,6 +57,8 @@ def test_a_2000_row_comment_fits_names_every_regression_and_the_full_file_holds_
     sections = [int(i) for i in re.findall(r"<summary>BM_Codec\S+size:(\d+)/", comment)]
     assert sections and all(i >= 1700 for i in sections[:300])
     text = full.read_text()
+    print(f"\n2,000 cases: {len(c.rows)} rows, comment {len(comment):,} characters, "
+          f"full report {len(text):,}")
     for r in c.rows:
         assert f"| {formatting.md_code(r.benchmark)} | {formatting.md_text(r.metric)} |" in text
     assert text.count("<details><summary>BM_Codec") == len(c.attributions)
@@ -68,6 +70,8 @@ def test_regressions_too_many_to_name_say_how_many_more_and_where(tmp_path):
     base, head = _suite(tmp_path, 3000, 3000, long)
     c = cmp.compare(benchjson.load(base), benchjson.load(head))
     comment = compare_markdown.render(c, "compare-full.md")
+    print(f"\n3,000 long names: {len(c.rows)} rows, comment {len(comment):,} characters, "
+          f"full report {len(compare_markdown.render_full(c)):,}")
     assert len(comment) < compare_markdown.LIMIT
     in_table = len(re.findall(r"^\| `BM_\S+` \| callgrind/instructions/ .*\*\*regression",
                               comment, re.M))
@@ -173,3 +177,23 @@ def test_the_renderers_only_read_the_model(repo_root):
                     and node.value.id in aliases:
                 assert node.attr.isupper() or node.attr in types, \
                     f"{path.name}:{node.lineno}: {node.value.id}.{node.attr}"
+
+
+def test_the_full_output_is_whole_or_absent_and_goes_with_markdown(tmp_path, run_tool):
+    base, head = _suite(tmp_path, 3, 1, "BM_Case/{i}")
+    full = tmp_path / "full.md"
+    proc = run_tool("scripts/compare.py", base, head, "--full-output", full)
+    assert proc.returncode == 2 and "--full-output" in proc.stderr
+    assert "goes with --format markdown" in proc.stderr and not full.exists()
+    proc = run_tool("scripts/compare.py", base, head, "--format", "markdown",
+                    "--full-output", full, "--output", full)
+    assert proc.returncode == 2 and "its own file" in proc.stderr and not full.exists()
+    # The comment cannot be written: the full report written first goes again.
+    proc = run_tool("scripts/compare.py", base, head, "--format", "markdown",
+                    "--full-output", full, "--output", tmp_path / "none" / "c.md")
+    assert proc.returncode == 2 and "cannot write" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["base.json", "head.json"]
+    # To standard output, the comment names the full report.
+    proc = run_tool("scripts/compare.py", base, head, "--format", "markdown",
+                    "--full-output", full)
+    assert proc.returncode == 1 and full.read_text().startswith("### pmubench comparison")

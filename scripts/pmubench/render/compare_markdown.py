@@ -316,7 +316,14 @@ def _where(full_name: str | None) -> str:
 def render(c: cmp.Comparison, full_name: str | None = None) -> str:
     """The comment: under LIMIT characters. full_name: the full report's
     file name, which the comment points to when it leaves something out."""
-    return _render(c, LIMIT - _RESERVE, full_name)
+    room = LIMIT - _RESERVE
+    text = _render(c, room, full_name)
+    # The budget counts the rows and sections, not every line around them:
+    # should those tip it over, take the excess off the room and again.
+    while len(text) >= LIMIT and room > 0:
+        room -= len(text) - LIMIT + _RESERVE
+        text = _render(c, room, full_name)
+    return text
 
 
 def render_full(c: cmp.Comparison) -> str:
