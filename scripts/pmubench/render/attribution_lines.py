@@ -44,18 +44,18 @@ def kind_text(a: attribution.Attribution) -> str:
 def headline(a: attribution.Attribution) -> str:
     """'BM_X callgrind/instructions/: +12 per iteration, 100.0% in F()'."""
     first = a.functions[0] if a.functions else None
-    where = (f", {share(first.share)} in {first.name}{_mark(first)}"
+    where = (f", {share(first.share)} in {first.shown}{_mark(first)}"
              if first is not None else "")
     return f"{a.benchmark} {a.metric}: {signed(a.row_delta)} per iteration{where}"
 
 
 def _cells(a: attribution.Attribution) -> list[tuple[str, ...]]:
     """The table's rows: functions, elsewhere, then lines."""
-    rows = [(f"{m.name}{_mark(m)}", count(m.base), count(m.head), signed(m.delta),
+    rows = [(f"{m.shown}{_mark(m)}", count(m.base), count(m.head), signed(m.delta),
              share(m.share)) for m in a.functions]
     rows.append(("elsewhere", "", "", signed(a.elsewhere),
                  share(a.elsewhere / a.row_delta if a.row_delta else math.nan)))
-    rows += [(f"line {m.name}{_mark(m)}", count(m.base), count(m.head),
+    rows += [(f"line {m.shown}{_mark(m)}", count(m.base), count(m.head),
               signed(m.delta), share(m.share)) for m in a.lines]
     return rows
 
@@ -109,8 +109,9 @@ def markdown_section(a: attribution.Attribution) -> list[str]:
 
 
 def _moved_json(m: attribution.Moved) -> dict:
-    return {"name": m.name, "base": m.base, "head": m.head, "delta": m.delta,
-            "share": None if math.isnan(m.share) else m.share, "status": m.status}
+    return {"name": m.name, "shown": m.shown, "base": m.base, "head": m.head,
+            "delta": m.delta, "share": None if math.isnan(m.share) else m.share,
+            "status": m.status}
 
 
 def json_object(a: attribution.Attribution) -> dict:

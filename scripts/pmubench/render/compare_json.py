@@ -33,7 +33,11 @@
                    iteration), "functions": [{"name", "base", "head" (per
                    iteration; null: none on that side), "delta", "share" (of
                    row_delta; null when it is 0), "status": "changed"|"added"|
-                   "removed"}], "lines": [same, name "file:line function"],
+                   "removed", "shown": the name as tables show it (template
+                   arguments "<…>", glibc's variants named)}], "lines": [same,
+                   name "file:line function", "file:line (was N) function"
+                   for a line matched across moved code; share of the larger
+                   of row_delta and the lines' summed |delta|],
                    "elsewhere" (row_delta less the listed functions' deltas),
                    "residual" (row_delta less every function's delta),
                    "samples": {"base", "head"} (estimated) | null}],
