@@ -117,3 +117,23 @@ def test_tables_shorten_templates_and_name_glibcs_variants_json_keeps_them(tmp_p
 ])
 def test_shown_names(name, shown):
     assert symbols.shown(name) == shown
+
+
+def test_a_real_commit_that_moves_code_shows_only_the_lines_that_changed(fixture_path):
+    # Built and run under callgrind (fixtures/compare/README.md): StepB moved
+    # down 20 lines and its one line lengthened by 25 nops; the helper
+    # inlined into Caller lengthened by 16.
+    base = str(fixture_path("compare", "moved_base.json"))
+    c = _compare(base, str(fixture_path("compare", "moved_longer.json")))
+    rows = {a.benchmark: [(m.name, m.status, m.delta) for m in a.lines]
+            for a in c.attributions}
+    assert rows == {
+        "BM_Three": [("runner/attribution_cases.cc:42 (was 22) StepB()", "changed", 25.0)],
+        "BM_Inlined": [("runner/attribution_helper.h:17 Caller()", "changed", 16.0)]}
+    # One line inserted at the top of Caller(): that line, nothing else
+    # (by number: 5 line rows; by offset from the function's first: 4,
+    # none of them the new line).
+    c = _compare(base, str(fixture_path("compare", "moved_inserted.json")))
+    (a,) = c.attributions
+    assert [(m.name, m.status, m.delta, m.share) for m in a.lines] == [
+        ("runner/attribution_cases.cc:26 Caller()", "added", 5.0, 1.0)]

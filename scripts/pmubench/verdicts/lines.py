@@ -4,7 +4,7 @@ A profile's line is (function, file, line number) with its count per
 iteration. A commit that inserts 20 lines above a function moves every
 line of it down 20 without changing one: matched by number, each would
 show as removed at its old number and added at its new one, with the
-whole count moved both ways (-24,494 / +24,494 on a real commit).
+whole count moved both ways.
 
 Where a function's lines in a file have other numbers in the head than in
 the base, they are matched by content and order: the two lists of lines,
@@ -17,7 +17,7 @@ removed. Matching by offset from the function's first line gets a pure
 move right too, but one line added above the others moves every line
 after it off its partner; by content and order only the added line is
 unmatched (tests/python/test_compare_line_matching.py; docs/comparing.md,
-"Why it changed", has a real commit measured both ways).
+"Lines across a commit that moves code", measures real commits each way).
 """
 
 from __future__ import annotations
