@@ -197,3 +197,18 @@ def test_the_full_output_is_whole_or_absent_and_goes_with_markdown(tmp_path, run
     proc = run_tool("scripts/compare.py", base, head, "--format", "markdown",
                     "--full-output", full)
     assert proc.returncode == 1 and full.read_text().startswith("### pmubench comparison")
+
+
+def test_thousands_of_failed_benchmarks_leave_the_result_line_in_the_comment(tmp_path):
+    base_runs = [_exact_run(f"BM_Failed/{i}" + "x" * 40, {"F()": 1000}) for i in range(3000)]
+    head_runs = [{**r, "error_occurred": True, "error_message": "e" * 60} for r in base_runs]
+    keep = [_exact_run("BM_Kept", {"F()": 1000})]
+    base = _write(tmp_path / "b.json", base_runs + keep)
+    head = _write(tmp_path / "h.json", head_runs + [_exact_run("BM_Kept", {"F()": 1200})])
+    c = cmp.compare(benchjson.load(base), benchjson.load(head))
+    assert len(c.pairing.failed) == 3000
+    comment = compare_markdown.render(c, "compare-full.md")
+    assert len(comment) < compare_markdown.LIMIT
+    assert comment.rstrip().splitlines()[-1].startswith("- Result: FAIL")
+    assert re.search(r"- \d+ more line\(s\) of lists and notes: the full report", comment)
+    assert compare_markdown.render_full(c).count("Failed in contender:") == 3000

@@ -300,9 +300,20 @@ def _why(c: cmp.Comparison, budget: _Budget, where: str) -> list[str]:
     return out[:-1]
 
 
-def _summary(c: cmp.Comparison) -> list[str]:
-    """The lists, notes and result line as a bulleted list."""
-    return [f"- {fmt.md_text(line)}" for line in compare_text.summary_lines(c)]
+def _summary(c: cmp.Comparison, room: int | None, where: str) -> list[str]:
+    """The lists, notes and result line as a bulleted list; in the comment
+    (room) at most a quarter of it, the result line always."""
+    lines = [f"- {fmt.md_text(line)}" for line in compare_text.summary_lines(c)]
+    if room is None or sum(len(line) + 1 for line in lines) <= room // 4:
+        return lines
+    kept, size = [], 0
+    for line in lines[:-1]:
+        size += len(line) + 1
+        if size > room // 4:
+            break
+        kept.append(line)
+    left = len(lines) - 1 - len(kept)
+    return kept + [f"- {left} more line(s) of lists and notes: {where}.", lines[-1]]
 
 
 def _where(full_name: str | None) -> str:
@@ -333,7 +344,7 @@ def render_full(c: cmp.Comparison) -> str:
 
 def _render(c: cmp.Comparison, room: int | None, full_name: str | None) -> str:
     where = _where(full_name)
-    top, summary = _top(c), _summary(c)
+    top, summary = _top(c), _summary(c, room, where)
     budget = _Budget(room)
     budget.take(top + summary)
     changed = _changed(c, budget, where)
