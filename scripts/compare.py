@@ -3,6 +3,10 @@
 
     python3 scripts/compare.py BASELINE.json CONTENDER.json \
         [--threshold METRIC=PCT ...] [--format text|markdown|json]
+        [--full-output FULL.md]
+
+--format markdown is a pull-request comment under GitHub's 65,536
+characters whatever the suite; --full-output writes all of it beside.
 
 Exit status: 0 no regression beyond its threshold, 1 at least one,
 2 bad input or usage, 4 inconclusive: nothing in the comparison could
