@@ -48,8 +48,10 @@
 # rounds of a side are merged (scripts/merge.py) into
 # DIR/base.json and DIR/head.json, N*K repetitions each. Then
 # scripts/compare.py (from this pmubench checkout) prints the text report
-# and writes DIR/compare.md (for a pull-request comment) and
-# DIR/compare.json.
+# and writes DIR/compare.md (a pull-request comment: under GitHub's 65,536
+# characters whatever the suite), DIR/compare-full.md (the full report:
+# every row and every attribution; the comment points to it, upload it as
+# a CI artifact) and DIR/compare.json.
 #
 # Counting without a PMU (--simulate): each side runs once under Valgrind's
 # callgrind (the binary's --pmubench_simulate[=MODE]): instruction counts
@@ -92,8 +94,9 @@
 # --filter '.', --jobs 2, --out a new directory each run.
 #
 # The output directory DIR (--out) gets base-build.log, head-build.log,
-# base-run.log, head-run.log, base.json, head.json, compare.md and
-# compare.json (reports are whole or absent, mode 0666 & ~umask), and while
+# base-run.log, head-run.log, base.json, head.json, compare.md,
+# compare-full.md and compare.json (reports are whole or absent, mode
+# 0666 & ~umask), and while
 # it runs the worktrees and each round's .base.N.json/.head.N.json (removed
 # on every way out, SIGTERM and SIGINT included; --keep keeps the worktrees,
 # which a later run with the same --out uses again). Without --out: a new
@@ -113,7 +116,8 @@
 # Exit status: compare.py's, passed through (0 no regression beyond its
 # threshold, 1 at least one, 2 bad input, 4 inconclusive: nothing was
 # gated); 2 also for bad usage (before any work); 3 when a build or a run
-# fails, or when compare.md or compare.json could not be written while
+# fails, or when compare.md, compare-full.md or compare.json could not be
+# written while
 # compare.py's status is 0 (with 1, 2 or 4 that status stands, and the
 # missing report is named); 128+N when stopped by signal N (SIGTERM 143,
 # SIGINT 130, SIGHUP 129): the running build or run is stopped first.
@@ -230,7 +234,7 @@ fi
 # --- The output directory: checked whole before anything is made or run. ---
 # What this script writes there (and replaces: a link is removed, not followed).
 outputs=(base-build.log head-build.log base-run.log head-run.log
-         base.json head.json compare.md compare.json)
+         base.json head.json compare.md compare-full.md compare.json)
 me=$(id -u)
 out_arg=$out
 
@@ -587,12 +591,13 @@ round_files rm -f --
 compare="$script_dir/compare.py"
 md_status=0 json_status=0 status=0
 spawn "" "$python" "$compare" "$out/base.json" "$out/head.json" --format markdown \
-  --output "$out/compare.md" "${compare_args[@]}" || md_status=$?
+  --output "$out/compare.md" --full-output "$out/compare-full.md" "${compare_args[@]}" ||
+  md_status=$?
 spawn "" "$python" "$compare" "$out/base.json" "$out/head.json" --format json \
   --output "$out/compare.json" "${compare_args[@]}" || json_status=$?
 spawn "" "$python" "$compare" "$out/base.json" "$out/head.json" "${compare_args[@]}" || status=$?
 written=() missing=0
-for report in "compare.md $md_status" "compare.json $json_status"; do
+for report in "compare.md $md_status" "compare-full.md $md_status" "compare.json $json_status"; do
   read -r name rc <<<"$report"
   if [[ -f $out/$name && ! -L $out/$name ]]; then
     written+=("$out/$name")

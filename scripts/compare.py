@@ -3,6 +3,10 @@
 
     python3 scripts/compare.py BASELINE.json CONTENDER.json \
         [--threshold METRIC=PCT ...] [--format text|markdown|json]
+        [--full-output FULL.md]
+
+--format markdown is a pull-request comment under GitHub's 65,536
+characters whatever the suite; --full-output writes all of it beside.
 
 Exit status: 0 no regression beyond its threshold, 1 at least one,
 2 bad input or usage, 4 inconclusive: nothing in the comparison could
@@ -24,7 +28,7 @@ launch.ensure("compare.py", launch.COMPARE_NEEDS)
 
 from pmubench.base import atomic, front  # noqa: E402
 from pmubench.base.exits import EXIT_BAD_INPUT  # noqa: E402
-from pmubench.render import compare_json, compare_markdown, compare_text  # noqa: E402
+from pmubench.render import compare_json, compare_markdown, compare_text, formatting  # noqa: E402
 from pmubench.runs import benchjson  # noqa: E402
 from pmubench.verdicts import comparison, thresholds  # noqa: E402
 
@@ -120,6 +124,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--output", "-o", metavar="FILE",
                         help="write the report to FILE (atomically) instead "
                              "of standard output")
+    parser.add_argument("--full-output", metavar="FILE",
+                        help="with --format markdown: also write the full "
+                             "report (every row, every attribution) to FILE; "
+                             "the report itself is then a pull-request "
+                             "comment that fits GitHub's 65,536 characters "
+                             "and names FILE for what it leaves out")
     parser.add_argument("--color", choices=("auto", "always", "never"),
                         default="auto", help="colour the text format "
                                              "(default: when a terminal)")
@@ -134,6 +144,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "could catch a slowdown (the headline still "
                              "says INCONCLUSIVE)")
     args = parser.parse_args(argv)
+    if args.full_output is not None and args.format != "markdown":
+        parser.error(f"--full-output {args.full_output}: goes with --format "
+                     "markdown (the full form of the pull-request comment)")
+    if args.full_output is not None and args.output is not None and (
+            os.path.abspath(args.full_output) == os.path.abspath(args.output)):
+        parser.error(f"--full-output and --output are both {args.output}: give "
+                     "the full report its own file, e.g. compare-full.md")
     if not 0 < args.alpha < 1:
         parser.error(f"--alpha {args.alpha}: must be between 0 and 1, e.g. 0.05")
     try:
@@ -154,7 +171,7 @@ class _Progress:
 
     def say(self, text: str) -> None:
         if self.on:
-            sys.stderr.write(f"\r\033[Kcompare.py: {text}")
+            sys.stderr.write(f"\r\033[Kcompare.py: {formatting.printable(text)}")
             sys.stderr.flush()
             self.shown = True
 
@@ -169,6 +186,12 @@ class _Progress:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
             self.shown = False
+
+
+def _error(text: str) -> None:
+    """'compare.py: error: TEXT' on stderr, control characters in the
+    names it quotes shown as \\xNN (a name cannot print a line of its own)."""
+    print(f"compare.py: error: {formatting.printable(text)}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -186,45 +209,59 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             progress.done()
     except benchjson.BadInput as e:
-        print(f"compare.py: error: {e}", file=sys.stderr)
+        _error(str(e))
         return EXIT_BAD_INPUT
     if not result.rows:
-        print(f"compare.py: error: {args.baseline} and {args.contender} share "
-              "no metric" + (" matching --metrics" if args.metrics else ""),
-              file=sys.stderr)
+        _error(f"{args.baseline} and {args.contender} share no metric"
+               + (" matching --metrics" if args.metrics else ""))
         return EXIT_BAD_INPUT
     if result.refusals:
         for refusal in result.refusals:
-            print(f"compare.py: error: {refusal}", file=sys.stderr)
+            _error(refusal)
         return EXIT_BAD_INPUT
     if args.strict and result.machine_differences:
-        print(f"compare.py: error: --strict: {args.baseline} and {args.contender} "
-              "come from different machines: "
-              + "; ".join(result.machine_differences)
-              + "; run both sides on one machine, or drop --strict", file=sys.stderr)
+        _error(f"--strict: {args.baseline} and {args.contender} come from "
+               "different machines: " + "; ".join(result.machine_differences)
+               + "; run both sides on one machine, or drop --strict")
         return EXIT_BAD_INPUT
     result.strict = args.strict
     code = comparison.exit_code(result, args.strict, args.allow_inconclusive)
     if args.format == "json":
         text = compare_json.render(result, code)
     elif args.format == "markdown":
-        text = compare_markdown.render(result)
+        text = compare_markdown.render(result, args.full_output and
+                                       os.path.basename(args.full_output))
     else:
         color = args.color == "always" or (
             args.color == "auto" and args.output is None and sys.stdout.isatty()
             and os.environ.get("NO_COLOR") is None)
         text = compare_text.render(result, color)
-    if args.output:
+    return code if _write(args, result, text) else EXIT_BAD_INPUT
+
+
+def _write(args: argparse.Namespace, result: comparison.Comparison,
+           text: str) -> bool:
+    """Writes the report (to --output or standard output) and the full
+    report (--full-output), each whole or not at all: the full one first,
+    removed again when the report cannot be written. False (said on
+    stderr) when a file could not be written."""
+    written = []
+    for path, content in ((args.full_output, lambda: compare_markdown.render_full(result)),
+                          (args.output, lambda: text)):
+        if path is None:
+            continue
         try:
-            atomic.write_atomically(args.output, text)
+            atomic.write_atomically(path, content())
         except OSError as e:
-            print(f"compare.py: error: cannot write {args.output}: {e.strerror}; "
-                  "check the directory exists, is writable and has space",
-                  file=sys.stderr)
-            return EXIT_BAD_INPUT
-    else:
+            _error(f"cannot write {path}: {e.strerror}; check the directory "
+                   "exists, is writable and has space")
+            for done in written:
+                os.unlink(done)
+            return False
+        written.append(path)
+    if args.output is None:
         sys.stdout.write(text)
-    return code
+    return True
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@ head, so a run that gets through exits 1 (a regression). Covered:
               symbolic link planted in it is replaced, never written through
   worktrees   a directory under OUT/worktrees that is not a worktree of the
               repository is refused: git never runs in the user's checkout
-  reports     compare.md/compare.json that could not be written fail the
-              run (exit 3) unless compare.py's own status is 1, 2 or 4
+  reports     compare.md/compare-full.md/compare.json that could not be
+              written fail the run (exit 3) unless compare.py's own status
+              is 1, 2 or 4
   leftovers   the per-round files go on every way out, SIGTERM/SIGINT too
   CMake       --cmake-arg reaches the configure step; a missing package is
               explained with the variable to set
@@ -122,8 +123,8 @@ def test_the_default_out_is_a_new_private_directory_each_run(tmp_path, fake_comp
         assert _mode(out) == 0o700
         assert str(out) in proc.stderr  # says where it is
         assert sorted(os.listdir(out)) == [
-            "base-build.log", "base-run.log", "base.json", "compare.json", "compare.md",
-            "head-build.log", "head-run.log", "head.json"]
+            "base-build.log", "base-run.log", "base.json", "compare-full.md", "compare.json",
+            "compare.md", "head-build.log", "head-run.log", "head.json"]
     assert victim.read_text() == "precious\n"
     assert sorted(os.listdir(planted)) == ["base-build.log"]
 
@@ -195,7 +196,7 @@ def test_symlinks_planted_in_out_are_replaced_not_followed(tmp_path):
     out.mkdir(mode=0o700)
     victims = {}
     for name in ("base-build.log", "head-run.log", ".base.1.json", ".head.2.json",
-                 "base.json", "compare.md", "compare.json"):
+                 "base.json", "compare.md", "compare-full.md", "compare.json"):
         victim = tmp_path / f"victim-{name.strip('.')}"
         victim.write_text("precious\n")
         os.symlink(victim, out / name)
@@ -204,7 +205,8 @@ def test_symlinks_planted_in_out_are_replaced_not_followed(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     for name, victim in victims.items():
         assert victim.read_text() == "precious\n", name
-    for name in ("base-build.log", "head-run.log", "base.json", "compare.md", "compare.json"):
+    for name in ("base-build.log", "head-run.log", "base.json", "compare.md",
+                 "compare-full.md", "compare.json"):
         assert not os.path.islink(out / name) and (out / name).is_file(), name
     assert _round_files(out) == []
 
@@ -290,7 +292,7 @@ def test_worktrees_kept_by_an_earlier_run_are_used_again(tmp_path):
     assert _worktrees(repo) == 2
     proc = _recipe(repo, *RUN, "--out", out)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "BM_Fake instructions +10.00%" in proc.stdout
+    assert "BM_Fake instructions 1,000 -> 1,100 (+100, +10.00%)" in proc.stdout
     assert _worktrees(repo) == 0 and not (out / "worktrees").exists()
 
 
@@ -310,6 +312,9 @@ if out and fmt in os.environ.get("FAKE_CANNOT_WRITE", "").split(","):
 if out:
     with open(out, "w") as f:
         f.write(fmt + " report\\n")
+    if "--full-output" in args:
+        with open(args[args.index("--full-output") + 1], "w") as f:
+            f.write("full report\\n")
 else:
     print("Result: from the fake compare.py")
 sys.exit(status)
@@ -341,15 +346,16 @@ def test_a_report_that_was_not_written_fails_the_run(tmp_path, fake_compare, sta
                    env={"FAKE_STATUS": str(status), "FAKE_CANNOT_WRITE": cannot_write})
     assert proc.returncode == want, proc.stdout + proc.stderr
     assert "Result: from the fake compare.py" in proc.stdout
-    names = {"markdown": "compare.md", "json": "compare.json"}
-    for fmt, name in names.items():
+    names = [("markdown", "compare.md"), ("markdown", "compare-full.md"),
+             ("json", "compare.json")]
+    for fmt, name in names:
         missing = fmt in cannot_write.split(",")
         assert (out / name).exists() != missing
         if missing:
             assert f"{out}/{name} was not written" in proc.stderr
     (reports,) = [line for line in proc.stderr.splitlines() if line.startswith("reports:")]
-    for fmt, name in names.items():
-        assert (name in reports) == (fmt not in cannot_write.split(","))
+    for fmt, name in names:
+        assert (f"{out}/{name}" in reports) == (fmt not in cannot_write.split(","))
     assert _round_files(out) == []
 
 
@@ -528,7 +534,7 @@ def test_cmake_args_reach_configure_after_the_default_build_type(tmp_path):
     proc = _recipe(repo, *cmake, "--cmake-arg", "-DNEEDED=ON",
                    "--cmake-arg", "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "--out", tmp_path / "out2")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "BM_Fake instructions +10.00%" in proc.stdout
+    assert "BM_Fake instructions 1,000 -> 1,100 (+100, +10.00%)" in proc.stdout
 
 
 @needs_cmake

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -67,7 +68,8 @@ def test_ci_recipe_builds_both_revisions_and_fails_on_the_regression(tmp_path, r
          "--reps", "3", "--rounds", "2", "--min-time", "0.001", "--jobs", "2", "--out", str(out)],
         cwd=repo, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "BM_Tiny instructions +10.00%" in proc.stdout
+    assert re.search(r"BM_Tiny instructions [0-9,.]+ -> [0-9,.]+ \(\+[0-9,.]+, \+10\.00%\)",
+                     proc.stdout), proc.stdout
     report = json.loads((out / "compare.json").read_text())
     (row,) = [r for r in report["rows"] if r["metric"] == "instructions"]
     # Two rounds of 3 repetitions per side, merged: 6 vs 6, enough for the test.
@@ -77,8 +79,8 @@ def test_ci_recipe_builds_both_revisions_and_fails_on_the_regression(tmp_path, r
     for side in ("base", "head"):
         assert (out / f"{side}.json").exists()
     assert sorted(p.name for p in out.iterdir()) == [
-        "base-build.log", "base-run.log", "base.json", "compare.json", "compare.md",
-        "head-build.log", "head-run.log", "head.json"]
+        "base-build.log", "base-run.log", "base.json", "compare-full.md", "compare.json",
+        "compare.md", "head-build.log", "head-run.log", "head.json"]
     # Worktrees are removed afterwards; the checkout itself is untouched.
     assert not (out / "worktrees").exists()
     listed = subprocess.run(["git", "-C", str(repo), "worktree", "list"],
@@ -118,7 +120,7 @@ def test_any_project_with_its_own_build_and_run_commands(tmp_path, repo_root):
                    "--build-cmd", "test -f bench.py",
                    "--run-cmd", "/usr/bin/python3 bench.py", "--out", str(out))
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "BM_Fake instructions +10.00%" in proc.stdout
+    assert "BM_Fake instructions 1,000 -> 1,100 (+100, +10.00%)" in proc.stdout
     assert "1 benchmark(s) regressed" in proc.stdout
     report = json.loads((out / "compare.json").read_text())
     assert report["regressed_benchmarks"] == ["BM_Fake"]

@@ -89,4 +89,4 @@ def test_a_hardware_comparison_keeps_its_largest_changes(tmp_path):
     assert len(sections) == 1
     assert sections[0].startswith("<summary>The 250 largest changes of 600 rows")
     assert "Valgrind" not in markdown and "not compared" not in markdown
-    assert compare_text.metrics_in_order(c) == c.metrics
+    assert c.metric_order == c.metrics

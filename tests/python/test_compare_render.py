@@ -68,9 +68,9 @@ def test_interval_heading_says_when_rows_carry_a_lower_level():
         def __init__(self, level):
             self.interval = None if level is None else stats.Interval(-0.1, 0.1, level)
 
-    full = formatting.interval_heading([Row(0.968), Row(None)], 0.05)
+    full = formatting.interval_heading([Row(0.968), Row(None)], 0.05, "95%")
     assert full == "95% Hodges-Lehmann interval"
-    low = formatting.interval_heading([Row(0.968), Row(0.9)], 0.05)
+    low = formatting.interval_heading([Row(0.968), Row(0.9)], 0.05, "95%")
     assert low.startswith("95% Hodges-Lehmann interval (rows marked @N%")
 
 

@@ -44,18 +44,18 @@ def kind_text(a: attribution.Attribution) -> str:
 def headline(a: attribution.Attribution) -> str:
     """'BM_X callgrind/instructions/: +12 per iteration, 100.0% in F()'."""
     first = a.functions[0] if a.functions else None
-    where = (f", {share(first.share)} in {first.name}{_mark(first)}"
+    where = (f", {share(first.share)} in {first.shown}{_mark(first)}"
              if first is not None else "")
     return f"{a.benchmark} {a.metric}: {signed(a.row_delta)} per iteration{where}"
 
 
 def _cells(a: attribution.Attribution) -> list[tuple[str, ...]]:
     """The table's rows: functions, elsewhere, then lines."""
-    rows = [(f"{m.name}{_mark(m)}", count(m.base), count(m.head), signed(m.delta),
+    rows = [(f"{m.shown}{_mark(m)}", count(m.base), count(m.head), signed(m.delta),
              share(m.share)) for m in a.functions]
     rows.append(("elsewhere", "", "", signed(a.elsewhere),
                  share(a.elsewhere / a.row_delta if a.row_delta else math.nan)))
-    rows += [(f"line {m.name}{_mark(m)}", count(m.base), count(m.head),
+    rows += [(f"line {m.shown}{_mark(m)}", count(m.base), count(m.head),
               signed(m.delta), share(m.share)) for m in a.lines]
     return rows
 
@@ -98,27 +98,20 @@ def _md(text: str) -> str:
                    else ch for ch in text)
 
 
-def markdown_lines(c: cmp.Comparison) -> list[str]:
-    """A collapsed <details> per attributed row, the notes after them."""
-    if not c.attributions and not c.attribution_notes:
-        return []
-    out = ["#### Why it changed", ""]
-    for a in c.attributions:
-        out += [f"<details><summary>{_html(headline(a))} ({_html(kind_text(a))})"
-                "</summary>", "",
-                "| Function or line | Base | Head | Delta | Share |",
-                "|:--|--:|--:|--:|--:|"]
-        out += ["| " + " | ".join(_md(v) for v in row) + " |" for row in _cells(a)]
-        out += ["", "</details>", ""]
-    out += [f"- {_md(n)}" for n in c.attribution_notes]
-    if c.attribution_notes:
-        out.append("")
-    return out
+def markdown_section(a: attribution.Attribution) -> list[str]:
+    """One attributed row as a collapsed <details>."""
+    out = [f"<details><summary>{_html(headline(a))} ({_html(kind_text(a))})"
+           "</summary>", "",
+           "| Function or line | Base | Head | Delta | Share |",
+           "|:--|--:|--:|--:|--:|"]
+    out += ["| " + " | ".join(_md(v) for v in row) + " |" for row in _cells(a)]
+    return out + ["", "</details>", ""]
 
 
 def _moved_json(m: attribution.Moved) -> dict:
-    return {"name": m.name, "base": m.base, "head": m.head, "delta": m.delta,
-            "share": None if math.isnan(m.share) else m.share, "status": m.status}
+    return {"name": m.name, "shown": m.shown, "base": m.base, "head": m.head,
+            "delta": m.delta, "share": None if math.isnan(m.share) else m.share,
+            "status": m.status}
 
 
 def json_object(a: attribution.Attribution) -> dict:

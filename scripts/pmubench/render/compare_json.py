@@ -33,7 +33,11 @@
                    iteration), "functions": [{"name", "base", "head" (per
                    iteration; null: none on that side), "delta", "share" (of
                    row_delta; null when it is 0), "status": "changed"|"added"|
-                   "removed"}], "lines": [same, name "file:line function"],
+                   "removed", "shown": the name as tables show it (template
+                   arguments "<…>", glibc's variants named)}], "lines": [same,
+                   name "file:line function", "file:line (was N) function"
+                   for a line matched across moved code; share of the larger
+                   of row_delta and the lines' summed |delta|],
                    "elsewhere" (row_delta less the listed functions' deltas),
                    "residual" (row_delta less every function's delta),
                    "samples": {"base", "head"} (estimated) | null}],
@@ -47,7 +51,6 @@ import math
 from typing import Any
 
 from pmubench.verdicts import comparison as cmp
-from pmubench.verdicts import gates, stats
 from pmubench.render import attribution_lines
 
 
@@ -78,7 +81,7 @@ def _row(r: cmp.Row) -> dict[str, Any]:
         "threshold_source": r.threshold.source,
         "deterministic": r.threshold.deterministic,
         "simulated": r.threshold.simulated,
-        "changed_beyond_threshold": gates.changed_beyond(r),
+        "changed_beyond_threshold": r.changed_beyond,
         "verdict": r.verdict,
         "work_changed": r.work.to_json() if r.work else None,
     }
@@ -89,9 +92,9 @@ def to_dict(c: cmp.Comparison, exit_code: int) -> dict[str, Any]:
     return {
         "schema": "pmubench-compare/1",
         "baseline": c.baseline_path, "contender": c.contender_path,
-        "alpha": c.alpha, "confidence": stats.confidence_label(c.alpha),
+        "alpha": c.alpha, "confidence": c.confidence,
         "exit_code": exit_code,
-        "result": cmp.result_word(c),
+        "result": c.result,
         "reason": c.inconclusive,
         "machine_differences": c.machine_differences,
         "backend": {"name": c.backend.name, "valgrind": c.backend.valgrind,

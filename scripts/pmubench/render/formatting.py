@@ -1,10 +1,13 @@
-"""Numbers as short text: values with their unit, changes, intervals, p."""
+"""Numbers as short text: values with their unit, changes, intervals, p;
+exact counts with all their digits ('4,075,360 -> 4,075,361 (+1,
++0.00002%)'); names safe to print (printable, md_text, md_code)."""
 
 from __future__ import annotations
 
 import math
+import re
 
-from pmubench.verdicts import comparison, gates, stats
+from pmubench.verdicts import comparison, stats
 
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
@@ -38,6 +41,49 @@ def change(x: float) -> str:
     return f"{pct:+.2f}%"
 
 
+def exact(x: float) -> str:
+    """An exact count with all its digits: '4,075,360'; a count per
+    iteration that is not whole keeps up to 6 decimals ('1,204.5')."""
+    if not math.isfinite(x):
+        return value(x)
+    if x == int(x):
+        return f"{int(x):,}"
+    return f"{x:,.6f}".rstrip("0").rstrip(".")
+
+
+def exact_pct(x: float) -> str:
+    """A relative change in percent down to its first significant digit
+    ('+0.00002%'; '+1.25%' as change() from 0.01% up)."""
+    pct = x * 100.0
+    if not math.isfinite(x) or pct == 0 or abs(pct) >= 0.01:
+        return change(x)
+    decimals = -math.floor(math.log10(abs(pct)))
+    return f"{pct:+.{decimals}f}%"
+
+
+def center(row: comparison.Row, side: comparison.Side) -> str:
+    """A side's center as a table shows it: exact counts with every digit."""
+    return exact(side.center) if row.exact else value(side.center, row.unit)
+
+
+def row_change(row: comparison.Row) -> str:
+    """The change as a table shows it: '+1, +0.00002%' for an exact count,
+    '+5.00%' otherwise."""
+    if not row.exact or not math.isfinite(row.change):
+        return change(row.change)
+    delta = row.contender.center - row.baseline.center
+    return f"{'-' if delta < 0 else '+'}{exact(abs(delta))}, {exact_pct(row.change)}"
+
+
+def row_move(row: comparison.Row) -> str:
+    """'4,075,360 -> 4,075,361 (+1, +0.00002%)' for an exact count, the
+    change ('+5.00%') otherwise: what a one-line summary says of a row."""
+    if not row.exact or not math.isfinite(row.change):
+        return change(row.change)
+    return (f"{exact(row.baseline.center)} -> {exact(row.contender.center)} "
+            f"({row_change(row)})")
+
+
 def interval(iv: stats.Interval | None, alpha: float) -> str:
     """'[+4.1%, +6.0%]', with its level when it is below 1 - alpha."""
     if iv is None:
@@ -54,10 +100,11 @@ def _below_level(iv: stats.Interval | None, alpha: float) -> bool:
     return iv is not None and iv.level < 1.0 - alpha - 1e-9
 
 
-def interval_heading(rows, alpha: float) -> str:
-    """'95% Hodges-Lehmann interval', and where some rows' samples are too
-    small to reach that level, that those rows say their own ('@67%')."""
-    text = f"{stats.confidence_label(alpha)} Hodges-Lehmann interval"
+def interval_heading(rows, alpha: float, confidence: str) -> str:
+    """'95% Hodges-Lehmann interval' (confidence: the level's label), and
+    where some rows' samples are too small to reach that level, that those
+    rows say their own ('@67%')."""
+    text = f"{confidence} Hodges-Lehmann interval"
     if any(_below_level(r.interval, alpha) for r in rows):
         text += (" (rows marked @N% have too few repetitions for it: their"
                  " interval is the widest the samples give, at level N%)")
@@ -76,7 +123,7 @@ def verdict(row: comparison.Row) -> str:
     text = row.verdict
     if row.mode != comparison.U_TEST and row.verdict != comparison.NOT_GATED:
         text += f" ({row.mode})"
-    elif row.verdict == comparison.NOT_GATED and gates.changed_beyond(row):
+    elif row.verdict == comparison.NOT_GATED and row.changed_beyond:
         text += " (changed beyond its threshold)"
     return text
 
@@ -109,3 +156,44 @@ def direction(higher_is_better: bool) -> str:
 def names(items: list[str], limit: int = 12) -> str:
     shown = ", ".join(items[:limit])
     return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+# Characters a terminal or a renderer may act on: C0 and C1 controls, DEL,
+# and the line and paragraph separators (Unicode 15, section 5.8); and
+# lone surrogates (a JSON "\\udc80"), which no UTF-8 output can hold.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """text with every control character shown as \\xNN (\\uNNNN above
+    0xff): a name can neither end a line nor move the cursor, so no
+    forged name prints a line of its own ('Result: PASS')."""
+    return _CONTROL.sub(lambda m: (f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                                   else f"\\u{ord(m.group()):04x}"), text)
+
+
+# Markdown's inline punctuation (CommonMark 0.30, section 2.4) that could
+# start a link, an image, code, emphasis or a table cell ('_' left as it is:
+# GFM takes no emphasis inside a word, and names are full of it).
+_MD_PUNCT = re.compile(r"([\\`*\[\]~|])")
+
+
+def md_text(text: str) -> str:
+    """text shown as itself in markdown and in the HTML around it: markdown
+    punctuation backslash-escaped, '<' and '&' as entities (no tag, image
+    or '</details>' is made; '>' alone makes nothing inside a line),
+    control characters as \\xNN."""
+    text = _MD_PUNCT.sub(r"\\\1", printable(text))
+    return text.replace("&", "&amp;").replace("<", "&lt;")
+
+
+def md_code(text: str) -> str:
+    """text as an inline code span in a table cell (CommonMark 0.30, 6.1):
+    fenced by one more backtick than its longest run, '|' escaped (GFM
+    tables), control characters as \\xNN; inside it '<img>' and links are
+    text."""
+    text = printable(text).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

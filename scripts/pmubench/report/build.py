@@ -59,7 +59,7 @@ def _compare_files(report: Report, benches: list[benchjson.BenchFile], outdir: s
     report.verdicts = [
         Verdicts(label, compare_text.result_line(c),
                  ([c.backend.describe()] if c.backend.simulated else [])
-                 + ([c.simulated_gate()] if c.backend.simulated and c.simulated_gate()
+                 + ([c.simulated_gate] if c.backend.simulated and c.simulated_gate
                     else []) + c.warnings,
                  plan_comparison.verdict_table(c))
         for label, c in zip(labels[1:], judged)]

@@ -22,6 +22,17 @@ on PATH) with GCC's clone suffixes (".isra.0", ".constprop.1", ".cold",
 function, the file's name (not its directory: base and head are often
 built in different ones) and the line number. What one
 side lacks shows as added or removed.
+
+A commit that moves code shifts the numbers of lines it did not change.
+Where a function's lines in a file have other numbers in the head than in
+the base, they are matched by content and order (lines.py): a moved
+function's lines match their old selves and show no change; a changed
+line matches the line it was. Line shares are of the larger of the row's
+change and the lines' moved counts (the sum of |delta|), so together they
+never exceed 100% of the change they explain.
+
+Tables show a function's name short (symbols.shown: template arguments as
+"<…>", glibc's variants said for what they are); the JSON has it whole.
 """
 
 from __future__ import annotations
@@ -33,6 +44,8 @@ import subprocess
 from dataclasses import dataclass, field
 
 from pmubench.runs import matching
+from pmubench.verdicts import lines as line_match
+from pmubench.verdicts import symbols
 from pmubench.verdicts.rows import IMPROVEMENT, REGRESSION, Row
 
 # Entries shown per row (functions, and lines); the rest is "elsewhere".
@@ -66,6 +79,7 @@ class Moved:
     head: float | None
     delta: float
     share: float                     # delta / the row's change (nan if 0)
+    shown: str = ""                  # the name as a table shows it
 
     @property
     def status(self) -> str:
@@ -122,6 +136,10 @@ def attribute(rows: list[Row], pairing: matching.Pairing,
         if not _profiles_metric(base, row.metric):
             continue
         out.append(_attribution(row, base, head))
+    # The gated changes first: a reader (and a comment short of room)
+    # takes them before the rows under their threshold.
+    gated = {(r.benchmark, r.metric) for r in rows if r.verdict in (REGRESSION, IMPROVEMENT)}
+    out.sort(key=lambda a: (a.benchmark, a.metric) not in gated)
     return out, notes
 
 
@@ -204,11 +222,25 @@ def _line_name(entry: dict) -> str:
     return f"{_file_tail(file, 2)}:{entry.get('line', 0)} {entry.get('symbol', '')}"
 
 
+def _line_shown(name: str) -> str:
+    """'dir/f.cc:12 Foo<…>::bar()' for 'dir/f.cc:12 Foo<int, ...>::bar()'."""
+    where, _, symbol = name.partition(" ")
+    return f"{where} {symbols.shown(symbol)}"
+
+
 def _attribution(row: Row, base: Profile, head: Profile) -> Attribution:
     row_delta = row.contender.center - row.baseline.center
-    functions = _moved(base.functions, head.functions, row_delta,
-                       {**base.display, **head.display})
-    lines = _moved(base.lines, head.lines, row_delta, {**base.display, **head.display})
+    display = {**base.display, **head.display}
+    functions = _moved(base.functions, head.functions, row_delta, display,
+                       symbols.shown)
+    head_lines, moved_names = line_match.rekey(base.lines, head.lines, head.display)
+    display.update(moved_names)
+    lines = _moved(base.lines, head_lines, row_delta, display, _line_shown)
+    gross = math.fsum(abs(m.delta) for m in lines)
+    if gross > abs(row_delta) and row_delta:
+        # Deltas of both signs: each line's share of all the lines moved.
+        for m in lines:
+            m.share = m.delta / math.copysign(gross, row_delta)
     shown = functions[:TOP]
     elsewhere = _rounded(row_delta - math.fsum(m.delta for m in shown), row_delta)
     residual = _rounded(row_delta - math.fsum(m.delta for m in functions), row_delta)
@@ -223,9 +255,11 @@ def _rounded(x: float, scale: float) -> float:
     return 0.0 if abs(x) < 1e-9 * max(1.0, abs(scale)) else x
 
 
-def _moved(base: dict, head: dict, row_delta: float, display: dict) -> list[Moved]:
+def _moved(base: dict, head: dict, row_delta: float, display: dict,
+           shorten) -> list[Moved]:
     """Every key whose count differs, the largest change first (then by
-    name, so the order is stable)."""
+    name, so the order is stable); shorten(name) is the name a table
+    shows."""
     out = []
     for key in dict.fromkeys(list(base) + list(head)):
         b, h = base.get(key), head.get(key)
@@ -233,7 +267,8 @@ def _moved(base: dict, head: dict, row_delta: float, display: dict) -> list[Move
         if abs(delta) < 1e-9 * max(1.0, abs(b or 0.0), abs(h or 0.0)):
             continue
         share = delta / row_delta if row_delta else math.nan
-        out.append(Moved(display.get(key, str(key)), b, h, delta, share))
+        name = display.get(key, str(key))
+        out.append(Moved(name, b, h, delta, share, shorten(name)))
     out.sort(key=lambda m: (-abs(m.delta), m.name))
     return out
 

@@ -128,14 +128,24 @@ class Comparison:
     # (attribution.py), and why a changed row has none.
     attributions: list[attribution.Attribution] = field(default_factory=list)
     attribution_notes: list[str] = field(default_factory=list)
-
-    def simulated_gate(self) -> str | None:
-        """What gates the simulated instruction-class rows, for the
-        header of every format (thresholds.simulated_gate_text)."""
-        return thresholds.simulated_gate_text([r.threshold for r in self.rows])
+    # What the formats print, decided here (facts(); renderers only read):
+    # the metrics in display order (under a simulated comparison the
+    # metrics whose rows are all the simulator's unjudged times last), the
+    # rows changed beyond their threshold in benchmarks nothing could gate
+    # (not the simulator's times), what gates the simulated counts, and
+    # the confidence level's label ("95%").
+    metric_order: list[str] = field(default_factory=list)
+    ungated_changed: list[Row] = field(default_factory=list)
+    simulated_gate: str | None = None
+    confidence: str = ""
 
     def count(self, verdict: str) -> int:
         return sum(1 for r in self.rows if r.verdict == verdict)
+
+    @property
+    def result(self) -> str:
+        """'fail', 'inconclusive' or 'pass' (result_word)."""
+        return result_word(self)
 
     @property
     def regressions(self) -> list[Row]:
@@ -343,12 +353,35 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                 if reason is None else [])
     attributions, attribution_notes = attribution.attribute(
         rows, pairing, baseline.path, contender.path)
-    return Comparison(
+    return facts(Comparison(
         baseline.path, contender.path, alpha, rows, geomeans, metrics, pairing,
         notes, warnings, reason,
         gates.refused_thresholds(rows, overrides, alpha, baseline.path, contender.path),
         backend, machines.machine_differences(baseline.context, contender.context),
-        attributions=attributions, attribution_notes=attribution_notes)
+        attributions=attributions, attribution_notes=attribution_notes))
+
+
+def facts(c: Comparison) -> Comparison:
+    """Sets what every format prints and no renderer may decide: each
+    row's changed_beyond, simulator_time and exact, and the comparison's
+    metric_order, ungated_changed, simulated_gate and confidence. Returns
+    c."""
+    for r in c.rows:
+        r.changed_beyond = gates.changed_beyond(r)
+        r.simulator_time = (c.backend.simulated and r.verdict == NOT_GATED
+                            and thresholds.is_time(r.metric))
+        r.exact = r.threshold.deterministic
+    times = {r.metric for r in c.rows if r.simulator_time}
+    times -= {r.metric for r in c.rows if not r.simulator_time}
+    c.metric_order = ([m for m in c.metrics if m not in times]
+                      + [m for m in c.metrics if m in times])
+    blind = gates.blind_benchmarks(c.rows)
+    c.ungated_changed = [r for r in c.rows if r.benchmark in blind
+                         and r.verdict == NOT_GATED and r.changed_beyond
+                         and not r.simulator_time]
+    c.simulated_gate = thresholds.simulated_gate_text([r.threshold for r in c.rows])
+    c.confidence = stats.confidence_label(c.alpha)
+    return c
 
 
 def _lacking(baseline: benchjson.BenchFile, contender: benchjson.BenchFile

@@ -62,3 +62,11 @@ class Row:
     # The benchmark's label or items/bytes per iteration differ between
     # the files (work.py); None when its work is the same.
     work: WorkChange | None = None
+    # Facts every format prints, set by comparison.compare so that no
+    # renderer decides them: the change is beyond the metric's threshold
+    # and floor (gates.changed_beyond); the row is a simulator's time that
+    # no verdict judged (valgrind's, not the code's); the metric is an
+    # exact count, printed with all its digits.
+    changed_beyond: bool = False
+    simulator_time: bool = False
+    exact: bool = False
