@@ -5,7 +5,7 @@
 #
 #   path/to/pmubench/scripts/ci_compare.sh [--base REV] [--head REV]
 #       [--reps N] [--rounds K] [--min-time SECONDS] [--filter REGEX]
-#       [--counters SPEC,...] [--simulate[=instructions|cache] | --no-simulate]
+#       [--counters SPEC,...] [--context KEY=VALUE ...] [--simulate[=instructions|cache] | --no-simulate]
 #       [--attribute[=EVENT] | --no-attribute]
 #       [--out DIR] [--jobs N] [--keep] [--allow-same-commit]
 #       [--cmake-target T [--binary PATH] [--cmake-arg ARG]... |
@@ -43,6 +43,12 @@
 # Every run gets
 #   --benchmark_repetitions=N --benchmark_min_time=S --benchmark_filter=REGEX
 #   --benchmark_out=FILE --benchmark_out_format=json [--counters=SPEC]
+#   --benchmark_context=kernel=$(uname -r) --benchmark_context=guest_cpu=ISA
+# (the runner's facts that history.py's machine identity reads, as the
+# main workflow of docs/history.md records them, so that `history.py judge`
+# of head.json finds main's history; ISA is the level ld.so --help names,
+# e.g. x86-64-v3) and one --benchmark_context=KEY=VALUE per --context
+# KEY=VALUE (e.g. project_build=Release, when main's runs record it)
 # in K rounds that alternate base and head (base head, head base, ...), so
 # a change in the machine's load during the job hits both sides alike; the
 # rounds of a side are merged (scripts/merge.py) into
@@ -152,7 +158,7 @@ choose_simulate() {
 }
 out="" keep=0 allow_same=0
 cmake_target="" binary="" bazel_target="" build_cmd="" run_cmd=""
-cmake_args=() compare_args=()
+cmake_args=() compare_args=() context_flags=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --base) need "$1" "a revision" "$@"; base=$2; shift 2 ;;
@@ -162,6 +168,10 @@ while [[ $# -gt 0 ]]; do
     --min-time) need "$1" "seconds" "$@"; min_time=$2; shift 2 ;;
     --filter) need "$1" "a regex" "$@"; filter=$2; shift 2 ;;
     --counters) need "$1" "SPEC,..." "$@"; counters=$2; shift 2 ;;
+    --context) need "$1" "KEY=VALUE" "$@"
+               [[ $2 =~ ^[A-Za-z_][A-Za-z0-9_]*=[^,=]+$ ]] ||
+                 die_usage "--context '$2': give KEY=VALUE (a name of letters, digits and _; a value without , or =), like project_build=Release"
+               context_flags+=("--benchmark_context=$2"); shift 2 ;;
     --simulate) choose_simulate "$1" instructions; shift ;;
     --simulate=*) [[ ${1#--simulate=} == instructions || ${1#--simulate=} == cache ]] ||
                     die_usage "$1: give instructions or cache (or --simulate alone)"
@@ -547,9 +557,22 @@ set_run_flags() {
   fi
   run_flags+=("--benchmark_repetitions=$reps" "--benchmark_filter=$filter"
               "--benchmark_out_format=json")
+  add_machine_context
   [[ -n $counters ]] && run_flags+=("--counters=$counters")
   set_profile_flag
   return 0
+}
+
+# The runner's facts that the history's machine identity reads beside the
+# run's own (docs/history.md, "Series and machine identity"), recorded as
+# the documented main workflow records them, so that `history.py judge`
+# of head.json finds the machine of main's history; then --context's.
+add_machine_context() {
+  local cpu
+  run_flags+=("--benchmark_context=kernel=$(uname -r)")
+  cpu=$(ld.so --help 2>/dev/null | grep -m1 'supported, searched' | awk '{print $1}') || true
+  [[ -n $cpu ]] && run_flags+=("--benchmark_context=guest_cpu=$cpu")
+  run_flags+=("${context_flags[@]}")
 }
 
 # --attribute: the profile flag of every run (see "Why a row changed").

@@ -170,7 +170,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return code
     if not judged.machine:
         sys.stdout.write(output.no_machine(args.head, store.shown(args.db), args.machine,
-                                           args.branch))
+                                           args.branch, judged.nearest))
         return code
     sys.stdout.write(output.judge_text(judged, code, args.head, args.branch))
     return code

@@ -23,7 +23,9 @@ judged against the points before its commit: never against itself.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy.special import stdtr
@@ -59,6 +61,9 @@ class Judged:
     known_run: tuple[int, str] | None = None     # (run id, commit)
     # The head's benchmarks no series of the machine has: new, or renamed.
     without_history: list[str] = field(default_factory=list)
+    # When no machine of the history has the head's identity: the nearest
+    # one's name and each fact that differs (fact, the head's, the history's).
+    nearest: tuple[str, list[tuple[str, Any, Any]]] | None = None
 
 
 def machines_of(conn, prepared: ingest.Prepared, name: str | None) -> list[tuple[int, str]]:  # noqa: ANN001
@@ -67,6 +72,20 @@ def machines_of(conn, prepared: ingest.Prepared, name: str | None) -> list[tuple
     if name:
         where = and_(where, m.c.name == name)
     return [(i, n) for i, n in conn.execute(select(m.c.id, m.c.name).where(where))]
+
+
+def nearest_machine(conn, facts: dict) -> tuple[str, list[tuple[str, Any, Any]]] | None:  # noqa: ANN001
+    """The machine of the history whose identity's facts differ from
+    `facts` in the fewest, with those facts; None in an empty history."""
+    mine = json.loads(json.dumps(facts))     # tuples as the stored JSON has them
+    best = None
+    for name, text in conn.execute(select(schema.machines.c.name, schema.machines.c.facts)):
+        theirs = json.loads(text)
+        differ = [(k, mine.get(k), theirs.get(k)) for k in sorted(set(mine) | set(theirs))
+                  if mine.get(k) != theirs.get(k)]
+        if best is None or len(differ) < len(best[1]):
+            best = (name, differ)
+    return best
 
 
 def known_run(conn, prepared: ingest.Prepared, branch: str) -> tuple[int, str] | None:  # noqa: ANN001
@@ -155,8 +174,9 @@ def judge(engine, branch: str, params: detect.Params, prepared: ingest.Prepared,
     with engine.connect() as conn:
         found = machines_of(conn, prepared, machine)
         known = known_run(conn, prepared, branch)
+        nearest = None if found else nearest_machine(conn, prepared.facts)
     if not found:
-        return Judged(known_run=known)
+        return Judged(known_run=known, nearest=nearest)
     machine_id, name = found[0]
     by_key = {(k.benchmark, k.metric): sid for sid, k in refreshed.keys.items()
               if k.machine_id == machine_id}

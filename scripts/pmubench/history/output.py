@@ -17,6 +17,7 @@ import os
 import time
 from collections import Counter
 
+from pmubench.render.formatting import printable
 from pmubench.verdicts import numbers
 from pmubench.history import detect, ingest, judge
 
@@ -81,7 +82,21 @@ def judge_json(judged: judge.Judged, code: int) -> str:
                   "already_in_history": ({"run": known[0], "commit": known[1]}
                                          if known else None),
                   "without_history": judged.without_history,
+                  "nearest_machine": _nearest_json(judged.nearest),
                   "rows": [row_json(r) for r in judged.rows]})
+
+
+def _nearest_json(nearest) -> dict | None:  # noqa: ANN001 - judge.Judged.nearest
+    if nearest is None:
+        return None
+    name, differ = nearest
+    return {"name": name, "differences": [{"fact": k, "run": mine, "history": theirs}
+                                          for k, mine, theirs in differ]}
+
+
+def _fact_text(value) -> str:  # noqa: ANN001 - a fact's JSON value
+    return "absent" if value is None else printable(json.dumps(value) if not isinstance(
+        value, str) else value)
 
 
 def _examples(names: list[str]) -> str:
@@ -122,10 +137,21 @@ def judge_text(judged: judge.Judged, code: int, head: str, branch: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def no_machine(head: str, db: str, machine: str | None, branch: str) -> str:
+def no_machine(head: str, db: str, machine: str | None, branch: str,
+               nearest=None) -> str:  # noqa: ANN001 - judge.Judged.nearest
+    """Exit 4's message: no machine of the history has the head's identity;
+    the facts in which the nearest one differs, each named."""
     named = f" named {machine}" if machine else ""
-    return (f"{PROG}: {head}: no history of its machine identity in {db}{named}; nothing "
+    text = (f"{PROG}: {head}: no history of its machine identity in {db}{named}; nothing "
             f"could be judged (ingest runs of this machine on {branch} first)\n")
+    if nearest is None:
+        return text
+    name, differ = nearest
+    facts = "; ".join(f"{k}: this run {_fact_text(mine)}, the history {_fact_text(theirs)}"
+                      for k, mine, theirs in differ)
+    return text + (f"  the nearest machine of the history, {printable(name)}, differs in "
+                   f"{len(differ)} fact(s): {facts}; record the same facts on both sides "
+                   "(--benchmark_context=KEY=VALUE; ci_compare.sh --context KEY=VALUE)\n")
 
 
 def ingested(p: ingest.Prepared, run: int | None, db: str, commit: str, branch: str) -> str:
