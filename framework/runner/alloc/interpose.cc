@@ -24,6 +24,7 @@
 #include <dlfcn.h>
 #include <malloc.h>
 #include <stdlib.h>
+#include <valgrind/valgrind.h>
 
 #include <cerrno>
 #include <cstddef>
@@ -58,6 +59,9 @@ struct NextAllocator {
   size_t (*usable_size)(void*);
 };
 constinit NextAllocator next{};
+// The next allocator is glibc's, natively: a block's usable size is read
+// from its chunk header instead of calling malloc_usable_size.
+constinit bool glibc_chunks = false;
 
 // dlsym may allocate while it resolves (its error state): such early
 // requests get memory from this static block, which is never freed.
@@ -98,7 +102,29 @@ void ResolveNext() {
   Resolve(n.pvalloc, "pvalloc");
   Resolve(n.usable_size, "malloc_usable_size");
   next = n;
+  Dl_info where{};
+  glibc_chunks = !RUNNING_ON_VALGRIND &&
+                 dladdr(reinterpret_cast<void*>(n.usable_size), &where) != 0 &&
+                 where.dli_fname != nullptr &&
+                 std::strstr(where.dli_fname, "libc.so.6") != nullptr;
   resolving = false;
+}
+
+// malloc_usable_size(p). glibc's chunk header (malloc/malloc.c, "chunk
+// details") holds the chunk's size in the word below the block, its low
+// bits flags (IS_MMAPPED = 2); musable() there gives the size less the
+// header's share: 8 bytes for a heap chunk, 16 for an mmapped one (64-bit;
+// SIZE_SZ in general). Read inline, a call and its checks fewer per
+// allocation and free; under Valgrind, whose tools may own the blocks, and
+// with another allocator, the call.
+inline int64_t Usable(void* p) {
+  if (glibc_chunks) [[likely]] {
+    const size_t header = static_cast<const size_t*>(p)[-1];
+    const size_t overhead =
+        (header & 2) != 0 ? 2 * sizeof(size_t) : sizeof(size_t);
+    return static_cast<int64_t>((header & ~size_t{7}) - overhead);
+  }
+  return static_cast<int64_t>(next.usable_size(p));
 }
 
 inline const NextAllocator& Next() {
@@ -113,14 +139,14 @@ inline const NextAllocator& Next() {
   auto& t = alloc_tally;
   ++t.allocs;
   t.bytes += size;
-  t.live += static_cast<int64_t>(next.usable_size(p));
+  t.live += Usable(p);
   if (t.live > t.peak) t.peak = t.live;
 }
 
 [[gnu::noinline]] void TallyFree(void* p) {
   auto& t = alloc_tally;
   ++t.frees;
-  t.live -= static_cast<int64_t>(next.usable_size(p));
+  t.live -= Usable(p);
 }
 
 inline void* Counted(void* p, size_t size) {
@@ -199,7 +225,7 @@ void* realloc(void* p, size_t size) noexcept {
   }
   if (!alloc_tally.on) [[likely]]
     return Next().realloc(p, size);
-  const int64_t before = static_cast<int64_t>(next.usable_size(p));
+  const int64_t before = Usable(p);
   void* q = next.realloc(p, size);
   auto& t = alloc_tally;
   if (q == nullptr) {
@@ -211,7 +237,7 @@ void* realloc(void* p, size_t size) noexcept {
     t.live -= before;
     TallyAlloc(q, size);
   } else {
-    t.live += static_cast<int64_t>(next.usable_size(q)) - before;
+    t.live += Usable(q) - before;
     if (t.live > t.peak) t.peak = t.live;
   }
   return q;
