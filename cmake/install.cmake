@@ -17,6 +17,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/include/pmubench/pmubench.h
 # includes): a case file sees registration and State, not the machinery.
 set(PMUBENCH_PUBLIC_HEADERS
   framework/pmubench.h
+  framework/runner/alloc/alloc_tally.h
   framework/runner/api/fixture.h
   framework/runner/api/registration.h
   framework/runner/api/registration_macros.h

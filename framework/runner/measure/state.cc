@@ -32,6 +32,8 @@ bool State::StartBatch(internal::LoopForm form) {
     return false;
   }
   phase_ = Phase::kRunning;
+  // Allocations count from here, outside the counters' window.
+  internal::AllocBeginBatch();
   if (meter_ != nullptr) {
     meter_->set_form(form);
     meter_->Start();
@@ -48,6 +50,7 @@ void State::FinishBatch() {
   if (sim_ != nullptr && !paused_) sim_->Stop();
   const bool counting = meter_ != nullptr && !paused_;
   if (counting) meter_->Stop();
+  internal::AllocPause();
   // The batch was claimed whole, so this returns false and stops the timer.
   if (gb_ != nullptr && !untimed_) {
     static_cast<void>(gb_->KeepRunningBatch(1));
@@ -77,10 +80,9 @@ void State::PauseTiming() {
   const bool counting =
       meter_ != nullptr && phase_ == Phase::kRunning && !paused_;
   if (!untimed_) gb_->PauseTiming();
-  if (counting) {
-    meter_->Stop();
-    meter_->Accumulate(internal::BatchMeter::SegmentEnd::kPause);
-  }
+  if (counting) meter_->Stop();
+  internal::AllocPause();
+  if (counting) meter_->Accumulate(internal::BatchMeter::SegmentEnd::kPause);
   paused_ = true;
   if (counting && !sampling_pause_pairs_ && meter_->WantsPausePairSample() &&
       !gb_->error_occurred()) {
@@ -90,6 +92,7 @@ void State::PauseTiming() {
 
 void State::ResumeTiming() {
   if (sim_ != nullptr) return SimulatedResume();
+  if (phase_ == Phase::kRunning && paused_) internal::AllocResume();
   if (meter_ != nullptr && phase_ == Phase::kRunning && paused_) {
     meter_->Start();
   }
@@ -100,6 +103,7 @@ void State::ResumeTiming() {
 void State::SimulatedPause() {
   const bool counting = phase_ == Phase::kRunning && !paused_;
   if (counting) sim_->Stop();
+  internal::AllocPause();
   if (gb_ != nullptr) gb_->PauseTiming();
   paused_ = true;
   // A pair belongs to the segment it paused in (simulated_meter.h).
@@ -110,6 +114,7 @@ void State::SimulatedResume() {
   if (gb_ != nullptr) gb_->ResumeTiming();
   const bool counting = phase_ == Phase::kRunning && paused_;
   paused_ = false;
+  if (counting) internal::AllocResume();
   if (counting) sim_->Start();
 }
 

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <string>
 
+#include "framework/runner/alloc/alloc_tally.h"
 #include "framework/runner/measure/loop_form.h"
 #include "framework/runner/simulate/callgrind_request.h"
 
@@ -182,6 +183,7 @@ class State {
   // are equal.
   BENCHMARK_ALWAYS_INLINE benchmark::IterationCount SegmentBoundary() {
     if (BENCHMARK_BUILTIN_EXPECT(segments_left_ == 0, true)) return 0;
+    internal::AllocMark(4 - segments_left_);
     internal::CallgrindDumpStatsAt(dump_label_);
     return segment_steps_[--segments_left_];
   }

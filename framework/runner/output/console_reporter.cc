@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "framework/runner/alloc/alloc_fields.h"
 #include "framework/runner/output/describe.h"
 #include "framework/runner/plan/event_set.h"
 
@@ -145,6 +146,9 @@ const std::vector<std::string>& PmuConsoleReporter::OrderFor(const Run& run) {
       order.push_back(field);
     }
   }
+  // The heap allocation fields follow the counters (alloc_fields.h).
+  order.insert(order.end(), internal::kAllocFields.begin(),
+               internal::kAllocFields.end());
   return order_cache_.emplace(name, std::move(order)).first->second;
 }
 

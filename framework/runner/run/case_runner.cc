@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "framework/runner/alloc/alloc_fields.h"
 #include "framework/runner/measure/batch_meter.h"
 #include "framework/runner/measure/fresh_heap.h"
 #include "framework/runner/measure/simulated_meter.h"
@@ -69,6 +70,7 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
     State state(gb_state, nullptr);
     pmu_case.body(state);
     state.FinishAfterBody(name);
+    WriteAllocations(gb_state);
     return;
   }
   // The body on a thread of its own, its heap and stack new
@@ -76,15 +78,19 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
   // the dumps) stays on this thread.
   SimulatedMeter meter(sim, gb_state.max_iterations);
   int64_t iterations_per_step = 1;
+  AllocPerIteration allocations;  // the body's thread's tally
   RunOnFreshHeap(
       [&] {
         State state(gb_state, meter);
         pmu_case.body(state);
         state.FinishAfterBody(name);
         iterations_per_step = state.batch_iterations_ / state.sim_steps_;
+        allocations =
+            SimulatedAllocations(meter.segment_steps(2), iterations_per_step);
       },
       sim.simulates_misses);
   meter.Report(gb_state, iterations_per_step);
+  WriteSimulatedAllocations(gb_state, allocations);
   if (gb_state.thread_index() == 0) {
     RecordSimulatedProfile(pmu_case.index, meter.TakeSelfCosts());
     RecordSegmentProfile(pmu_case.index, meter.TakeSegmentProfile());
@@ -117,6 +123,7 @@ void CaseRunner::RunTurns(benchmark::State& gb_state, const Case& pmu_case,
       State state(gb_state, &meter);
       pmu_case.body(state);
       state.FinishAfterBody(name);
+      WriteAllocations(gb_state);
     } else {
       State state(gb_state, &meter, untimed_counters, State::Untimed{});
       pmu_case.body(state);
@@ -156,6 +163,7 @@ void CaseRunner::RunMultiplexed(benchmark::State& gb_state,
     State state(gb_state, meters[0].get());
     pmu_case.body(state);
     state.FinishAfterBody(name);
+    WriteAllocations(gb_state);
   }
   std::optional<double> fraction;
   for (size_t t = 0; t < meters.size(); ++t) {
@@ -182,6 +190,7 @@ void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
     State state(gb_state, nullptr);
     pmu_case.body(state);
     state.FinishAfterBody(name);
+    WriteAllocations(gb_state);
     return;
   }
   if (const std::vector<const EventSet*>* turns =
@@ -206,6 +215,7 @@ void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
   pmu_case.body(state);
   state.FinishAfterBody(name);
   profiled.reset();
+  WriteAllocations(gb_state);
   meter.Report(gb_state, TotalsFor(pmu_case));
 }
 

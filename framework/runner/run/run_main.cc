@@ -32,6 +32,9 @@
 #include "framework/perf/events/event_spec.h"
 #include "framework/perf/events/pmu.h"
 #include "framework/perf/symbols/symbolizer.h"
+#include "framework/runner/alloc/alloc_probe.h"
+#include "framework/runner/alloc/memory_manager.h"
+#include "framework/runner/cli/allocations_flag.h"
 #include "framework/runner/cli/benchmark_flags.h"
 #include "framework/runner/cli/command_line.h"
 #include "framework/runner/cli/event_list.h"
@@ -98,6 +101,10 @@ ABSL_FLAG(std::string, pmubench_simulate_i1, pmubench::internal::kDefaultI1,
 ABSL_FLAG(std::string, pmubench_simulate_d1, pmubench::internal::kDefaultD1,
           "With --pmubench_simulate=cache: the simulated L1 data cache "
           "(valgrind's --D1).");
+ABSL_FLAG(std::string, pmubench_allocations, "on",
+          "on: count heap allocations per iteration (allocs_per_iter, "
+          "alloc_bytes_per_iter, frees_per_iter, max_bytes_used); off: "
+          "leave them out.");
 ABSL_FLAG(std::string, pmubench_simulate_ll, pmubench::internal::kDefaultLL,
           "With --pmubench_simulate=cache: the simulated last-level cache "
           "(valgrind's --LL).");
@@ -117,7 +124,8 @@ const std::vector<std::string>& OwnFlags() {
                                    "pmubench_simulate_iterations",
                                    "pmubench_simulate_i1",
                                    "pmubench_simulate_d1",
-                                   "pmubench_simulate_ll"};
+                                   "pmubench_simulate_ll",
+                                   "pmubench_allocations"};
   return *flags;
 }
 
@@ -180,6 +188,25 @@ absl::Status CheckMultiplexFlag(bool simulating) {
 int BadInput(std::string_view program, absl::string_view message) {
   std::cerr << program << ": error: " << message << "\n";
   return 2;
+}
+
+// Heap allocations are counted when the flag says on and the program's
+// allocator is pmubench's; when it is not, that is said once, and the
+// fields are left out rather than written as zero.
+void StartAllocationCounting(bool on) {
+  if (pmubench::internal::MemoryManagerRegistered()) {
+    std::cerr << pmubench::internal::kMemoryManagerNotice << "\n";
+  }
+  if (!on) return;
+  const pmubench::internal::AllocSupport support =
+      pmubench::internal::ProbeAllocCounting();
+  if (!support.countable) {
+    std::cerr << "pmubench: heap allocations are not counted (the "
+                 "allocs_per_iter, alloc_bytes_per_iter, frees_per_iter and "
+                 "max_bytes_used fields are left out): "
+              << support.reason << "\n";
+  }
+  pmubench::internal::SetAllocCounting(support.countable);
 }
 
 // As Google Benchmark decides for its own console reporter.
@@ -406,7 +433,7 @@ int RunCases(std::string_view program, const char* argv0,
              const std::string& format,
              benchmark::ConsoleReporter::OutputOptions console_options,
              std::optional<pmubench::internal::SimulationOptions> simulate,
-             pmubench::OutputFile& output_file,
+             bool allocations, pmubench::OutputFile& output_file,
              pmubench::ProfileStore& profiles) {
   // Every output path is checked before the first case runs.
   pmubench::AtomicFile folded;
@@ -420,6 +447,7 @@ int RunCases(std::string_view program, const char* argv0,
   options.multiplex = absl::GetFlag(FLAGS_pmubench_multiplex);
   absl::StatusOr<pmubench::SessionInfo> session = pmubench::Prepare(options);
   if (!session.ok()) return BadInput(program, session.status().message());
+  StartAllocationCounting(allocations);
   // The console header prints the notice; other formats get it here, once.
   if (format != "console" && !session->notice.empty()) {
     std::cerr << session->notice << "\n";
@@ -477,6 +505,12 @@ int pmubench::RunMain(int argc, char** argv) {
   absl::StatusOr<std::optional<pmubench::internal::SimulationOptions>>
       simulate = SimulationFlags();
   if (!simulate.ok()) return BadInput(program, simulate.status().message());
+  const absl::StatusOr<bool> allocations =
+      pmubench::internal::ParseAllocationsFlag(
+          absl::GetFlag(FLAGS_pmubench_allocations));
+  if (!allocations.ok()) {
+    return BadInput(program, allocations.status().message());
+  }
   if (simulate->has_value() || under_callgrind) {
     if (absl::Status s = CheckSimulatedProfileFlags(); !s.ok()) {
       return BadInput(program, s.message());
@@ -494,5 +528,5 @@ int pmubench::RunMain(int argc, char** argv) {
     return *status;
   }
   return RunCases(program, argv[0], format, console_options, *simulate,
-                  output_file, profiles);
+                  *allocations, output_file, profiles);
 }

@@ -1,0 +1,85 @@
+// The calling thread's heap tally: what pmubench's interposed allocator
+// (interpose.cc) counts while a counted segment of a batch runs on this
+// thread, and the inline switches State turns it on and off with.
+//
+//   AllocBeginBatch();   // the loop starts: tally zeroed, counting on
+//   ... the case's iterations: each malloc/new/free/delete is tallied ...
+//   AllocPause();        // PauseTiming or the loop's end: counting off
+//   AllocResume();       // ResumeTiming: on again
+//   AllocCounts c = AllocTotals();   // after the batch, on the same thread
+//
+// Outside a counted segment an allocation costs one thread-local flag test
+// more than glibc's own. Only this thread is tallied: every thread of a
+// ->Threads(N) case runs its own State, so each counts its own share.
+// Counting is on only once the runner has checked that the allocator in
+// this process is pmubench's (alloc_probe.h: SetAllocCounting); until then,
+// and with --pmubench_allocations=off, the switches leave it off.
+//
+// Under callgrind each segment boundary of the loop (State::SegmentBoundary)
+// marks the tally (AllocMark), so the per-iteration figure is the slope
+// between segments, as the simulated counts are (simulated_meter.h).
+#ifndef PMUBENCH_FRAMEWORK_RUNNER_ALLOC_ALLOC_TALLY_H_
+#define PMUBENCH_FRAMEWORK_RUNNER_ALLOC_ALLOC_TALLY_H_
+
+#include <cstdint>
+
+namespace pmubench::internal {
+
+// Counts since the batch began (peak: since the last mark or the batch's
+// start, in live bytes above the live bytes then).
+struct AllocCounts {
+  uint64_t allocs = 0;
+  uint64_t bytes = 0;
+  uint64_t frees = 0;
+  int64_t peak = 0;
+};
+
+struct AllocTally {
+  bool on = false;
+  uint64_t allocs = 0;  // calls that returned new heap memory
+  uint64_t bytes = 0;   // bytes those calls asked for
+  uint64_t frees = 0;   // calls that gave heap memory back
+  // Usable bytes (malloc_usable_size(3)) allocated minus freed while on,
+  // the largest value since `base` was taken, and `live` at that time.
+  int64_t live = 0;
+  int64_t peak = 0;
+  int64_t base = 0;
+  // Under callgrind: the counts at the end of each of the loop's four
+  // segments (simulated_meter.h).
+  AllocCounts marks[4];
+};
+
+// Whether this process counts allocations (set once, before any case runs).
+extern constinit bool alloc_counting;
+// initial-exec: a fixed offset from the thread pointer, no __tls_get_addr
+// call on the allocator's path (pmubench is loaded with the program, never
+// by dlopen).
+extern thread_local constinit AllocTally alloc_tally
+    __attribute__((tls_model("initial-exec")));
+
+inline void AllocBeginBatch() noexcept {
+  if (!alloc_counting) return;
+  alloc_tally = AllocTally{};
+  alloc_tally.on = true;
+}
+inline void AllocPause() noexcept { alloc_tally.on = false; }
+inline void AllocResume() noexcept { alloc_tally.on = alloc_counting; }
+
+// The end of loop segment `k` (0..3) under callgrind: the counts so far and
+// the segment's peak; the next segment's peak starts from here. The same
+// instructions at every boundary, so callgrind's segment slope cancels them.
+inline void AllocMark(int k) noexcept {
+  AllocTally& t = alloc_tally;
+  t.marks[k & 3] = {t.allocs, t.bytes, t.frees, t.peak - t.base};
+  t.base = t.live;
+  t.peak = t.live;
+}
+
+inline AllocCounts AllocTotals() noexcept {
+  const AllocTally& t = alloc_tally;
+  return {t.allocs, t.bytes, t.frees, t.peak};
+}
+
+}  // namespace pmubench::internal
+
+#endif  // PMUBENCH_FRAMEWORK_RUNNER_ALLOC_ALLOC_TALLY_H_

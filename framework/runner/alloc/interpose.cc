@@ -1,0 +1,322 @@
+// pmubench's allocator interposition: strong definitions of the malloc
+// family and of every replaceable operator new and delete, which tally the
+// calling thread's allocations (alloc_tally.h) and hand the work to the
+// allocator that comes next in the symbol search order.
+//
+// Why definitions in the library and dlsym(RTLD_NEXT): a program that links
+// pmubench gets these definitions ahead of libc's, in the static build (in
+// the executable) as in the shared one (libraries are searched in link
+// order, libc last), so every call counts, from the case's code, from
+// libstdc++ and from libc itself (glibc's manual, "Replacing malloc": glibc
+// calls malloc through the symbol so that a program can replace it). The
+// real work goes to dlsym(RTLD_NEXT, "malloc"): glibc's malloc, or
+// tcmalloc's or jemalloc's when the program links one of those shared
+// libraries, so their programs count too and keep their allocator.
+// glibc's old __malloc_hook is gone (removed in 2.34), and an LD_PRELOAD
+// wrapper would need the user to start the program differently.
+//
+// operator new calls malloc (and aligned new, memalign) here, so each
+// allocation is tallied once, by the C function, with the size the
+// operator was asked for.
+//
+// Under AddressSanitizer, ASan owns malloc and operator new: nothing here
+// is defined, and alloc_probe.h says counting is unavailable.
+#include <dlfcn.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <valgrind/valgrind.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+
+#include "framework/runner/alloc/alloc_tally.h"
+
+namespace pmubench::internal {
+
+constinit bool alloc_counting = false;
+thread_local constinit AllocTally alloc_tally;
+
+}  // namespace pmubench::internal
+
+#if !defined(__SANITIZE_ADDRESS__)
+namespace {
+
+using pmubench::internal::alloc_tally;
+
+struct NextAllocator {
+  void* (*malloc)(size_t);
+  void (*free)(void*);
+  void* (*calloc)(size_t, size_t);
+  void* (*realloc)(void*, size_t);
+  void* (*memalign)(size_t, size_t);
+  int (*posix_memalign)(void**, size_t, size_t);
+  void* (*aligned_alloc)(size_t, size_t);
+  void* (*valloc)(size_t);
+  void* (*pvalloc)(size_t);
+  size_t (*usable_size)(void*);
+};
+constinit NextAllocator next{};
+// The next allocator is glibc's, natively: a block's usable size is read
+// from its chunk header instead of calling malloc_usable_size.
+constinit bool glibc_chunks = false;
+
+// dlsym may allocate while it resolves (its error state): such early
+// requests get memory from this static block, which is never freed.
+alignas(std::max_align_t) constinit char bootstrap[4096]{};
+constinit size_t bootstrap_used = 0;
+constinit bool resolving = false;
+
+bool InBootstrap(const void* p) {
+  return p >= bootstrap && p < bootstrap + sizeof(bootstrap);
+}
+
+void* BootstrapAlloc(size_t size) {
+  size =
+      (size + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
+  if (size > sizeof(bootstrap) - bootstrap_used) return nullptr;
+  void* p = bootstrap + bootstrap_used;
+  bootstrap_used += size;
+  return p;
+}
+
+template <typename F>
+void Resolve(F& slot, const char* name) {
+  slot = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+
+// Once, at the first allocation (the process is still single-threaded).
+void ResolveNext() {
+  resolving = true;
+  NextAllocator n{};
+  Resolve(n.malloc, "malloc");
+  Resolve(n.free, "free");
+  Resolve(n.calloc, "calloc");
+  Resolve(n.realloc, "realloc");
+  Resolve(n.memalign, "memalign");
+  Resolve(n.posix_memalign, "posix_memalign");
+  Resolve(n.aligned_alloc, "aligned_alloc");
+  Resolve(n.valloc, "valloc");
+  Resolve(n.pvalloc, "pvalloc");
+  Resolve(n.usable_size, "malloc_usable_size");
+  next = n;
+  Dl_info where{};
+  glibc_chunks = !RUNNING_ON_VALGRIND &&
+                 dladdr(reinterpret_cast<void*>(n.usable_size), &where) != 0 &&
+                 where.dli_fname != nullptr &&
+                 std::strstr(where.dli_fname, "libc.so.6") != nullptr;
+  resolving = false;
+}
+
+// malloc_usable_size(p). glibc's chunk header (malloc/malloc.c, "chunk
+// details") holds the chunk's size in the word below the block, its low
+// bits flags (IS_MMAPPED = 2); musable() there gives the size less the
+// header's share: 8 bytes for a heap chunk, 16 for an mmapped one (64-bit;
+// SIZE_SZ in general). Read inline, a call and its checks fewer per
+// allocation and free; under Valgrind, whose tools may own the blocks, and
+// with another allocator, the call.
+inline int64_t Usable(void* p) {
+  if (glibc_chunks) [[likely]] {
+    const size_t header = static_cast<const size_t*>(p)[-1];
+    const size_t overhead =
+        (header & 2) != 0 ? 2 * sizeof(size_t) : sizeof(size_t);
+    return static_cast<int64_t>((header & ~size_t{7}) - overhead);
+  }
+  return static_cast<int64_t>(next.usable_size(p));
+}
+
+inline const NextAllocator& Next() {
+  if (next.malloc == nullptr) [[unlikely]]
+    ResolveNext();
+  return next;
+}
+
+// Cold: only inside a counted segment.
+[[gnu::noinline]] void TallyAlloc(void* p, size_t size) {
+  if (p == nullptr) return;  // a failed allocation returns nothing
+  auto& t = alloc_tally;
+  ++t.allocs;
+  t.bytes += size;
+  t.live += Usable(p);
+  if (t.live > t.peak) t.peak = t.live;
+}
+
+[[gnu::noinline]] void TallyFree(void* p) {
+  auto& t = alloc_tally;
+  ++t.frees;
+  t.live -= Usable(p);
+}
+
+inline void* Counted(void* p, size_t size) {
+  if (alloc_tally.on) [[unlikely]]
+    TallyAlloc(p, size);
+  return p;
+}
+
+// operator new's loop (C++20 [new.delete.single]): the new-handler, then
+// std::bad_alloc, or null for the nothrow forms (without throwing: the
+// exception object would be an allocation of its own).
+template <typename Allocate>
+void* NewLoop(Allocate allocate, bool nothrow) {
+  for (;;) {
+    if (void* p = allocate()) return p;
+    std::new_handler handler = std::get_new_handler();
+    if (handler == nullptr) {
+      if (nothrow) return nullptr;
+      throw std::bad_alloc();
+    }
+    handler();
+  }
+}
+
+void* PlainNew(size_t size, bool nothrow) {
+  return NewLoop([&] { return malloc(size == 0 ? 1 : size); }, nothrow);
+}
+
+void* AlignedNew(size_t size, std::align_val_t align, bool nothrow) {
+  return NewLoop(
+      [&] {
+        return memalign(static_cast<size_t>(align), size == 0 ? 1 : size);
+      },
+      nothrow);
+}
+
+}  // namespace
+
+extern "C" {
+
+void* malloc(size_t size) noexcept {
+  if (resolving) [[unlikely]]
+    return BootstrapAlloc(size);
+  return Counted(Next().malloc(size), size);
+}
+
+void free(void* p) noexcept {
+  if (p == nullptr || InBootstrap(p)) return;
+  if (alloc_tally.on) [[unlikely]]
+    TallyFree(p);
+  Next().free(p);
+}
+
+void* calloc(size_t count, size_t size) noexcept {
+  if (resolving) [[unlikely]] {
+    // The block is zero and never reused.
+    size_t bytes = 0;
+    if (__builtin_mul_overflow(count, size, &bytes)) return nullptr;
+    return BootstrapAlloc(bytes);
+  }
+  return Counted(Next().calloc(count, size), count * size);
+}
+
+// realloc(3): from null it allocates; to size 0 it frees; a block that
+// moves is one allocation of `size` bytes and one free; a block resized in
+// place is neither, and only its live bytes change.
+void* realloc(void* p, size_t size) noexcept {
+  if (p == nullptr) return malloc(size);
+  if (InBootstrap(p)) {
+    void* moved = malloc(size);
+    if (moved != nullptr) {
+      const size_t room = bootstrap + sizeof(bootstrap) - static_cast<char*>(p);
+      std::memcpy(moved, p, size < room ? size : room);
+    }
+    return moved;
+  }
+  if (!alloc_tally.on) [[likely]]
+    return Next().realloc(p, size);
+  const int64_t before = Usable(p);
+  void* q = next.realloc(p, size);
+  auto& t = alloc_tally;
+  if (q == nullptr) {
+    if (size == 0) ++t.frees, t.live -= before;  // freed, nothing returned
+    return q;
+  }
+  if (q != p) {
+    ++t.frees;
+    t.live -= before;
+    TallyAlloc(q, size);
+  } else {
+    t.live += Usable(q) - before;
+    if (t.live > t.peak) t.peak = t.live;
+  }
+  return q;
+}
+
+void* reallocarray(void* p, size_t count, size_t size) noexcept {
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(count, size, &bytes)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return realloc(p, bytes);
+}
+
+void* memalign(size_t align, size_t size) noexcept {
+  return Counted(Next().memalign(align, size), size);
+}
+
+void* aligned_alloc(size_t align, size_t size) noexcept {
+  return Counted(Next().aligned_alloc(align, size), size);
+}
+
+int posix_memalign(void** out, size_t align, size_t size) noexcept {
+  const int error = Next().posix_memalign(out, align, size);
+  if (error == 0) Counted(*out, size);
+  return error;
+}
+
+void* valloc(size_t size) noexcept {
+  return Counted(Next().valloc(size), size);
+}
+
+void* pvalloc(size_t size) noexcept {
+  return Counted(Next().pvalloc(size), size);
+}
+
+}  // extern "C"
+
+// Every replaceable form of C++20 [new.delete]: plain, array, nothrow,
+// aligned, sized. The array forms are the plain ones.
+void* operator new(size_t size) { return PlainNew(size, false); }
+void* operator new[](size_t size) { return PlainNew(size, false); }
+void* operator new(size_t size, const std::nothrow_t&) noexcept {
+  return PlainNew(size, true);
+}
+void* operator new[](size_t size, const std::nothrow_t&) noexcept {
+  return PlainNew(size, true);
+}
+void* operator new(size_t size, std::align_val_t align) {
+  return AlignedNew(size, align, false);
+}
+void* operator new[](size_t size, std::align_val_t align) {
+  return AlignedNew(size, align, false);
+}
+void* operator new(size_t size, std::align_val_t align,
+                   const std::nothrow_t&) noexcept {
+  return AlignedNew(size, align, true);
+}
+void* operator new[](size_t size, std::align_val_t align,
+                     const std::nothrow_t&) noexcept {
+  return AlignedNew(size, align, true);
+}
+
+void operator delete(void* p) noexcept { free(p); }
+void operator delete[](void* p) noexcept { free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { free(p); }
+void operator delete(void* p, size_t) noexcept { free(p); }
+void operator delete[](void* p, size_t) noexcept { free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { free(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept { free(p); }
+void operator delete[](void* p, size_t, std::align_val_t) noexcept { free(p); }
+void operator delete(void* p, std::align_val_t,
+                     const std::nothrow_t&) noexcept {
+  free(p);
+}
+void operator delete[](void* p, std::align_val_t,
+                       const std::nothrow_t&) noexcept {
+  free(p);
+}
+#endif  // !__SANITIZE_ADDRESS__

@@ -1,0 +1,204 @@
+// Heap allocations per iteration end to end: runner_alloc_cases
+// (alloc_cases.cc) run natively and under --pmubench_simulate, its JSON and
+// console read back. The counts are exact: each case's heap work per
+// iteration is known.
+//
+// Under AddressSanitizer (Bazel's --config=asan) pmubench cannot count
+// (ASan's allocator replaces its counting one): there the test checks that
+// the run says so and leaves the fields out.
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/runner/cases_binary.h"
+#include "tests/runner/text_of_runs.h"
+
+namespace {
+
+using ::pmubench::testing::CasesBinary;
+using ::pmubench::testing::JsonRunField;
+using ::pmubench::testing::ReadFile;
+using ::pmubench::testing::Result;
+using ::pmubench::testing::RunShell;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+bool BuiltWithAsan() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+struct Expected {
+  const char* name;
+  double allocs;
+  double bytes;
+  double frees;
+};
+
+// libstdc++ of GCC 12 and glibc, 64-bit.
+constexpr Expected kExact[] = {
+    {"BM_AllocMakeUnique", 1, 4, 1},
+    {"BM_AllocVector100", 8, 1020, 8},
+    {"BM_AllocString/15", 0, 0, 0},
+    {"BM_AllocString/16", 1, 17, 1},
+    {"BM_AllocMap10", 10, 400, 10},
+    {"BM_AllocMakeShared", 1, 24, 1},
+    {"BM_AllocRealloc", 2, 64 + (1 << 20), 2},
+    {"BM_AllocAligned", 3, 128 + 256 + 32, 3},
+    {"BM_AllocNothrowCalloc", 2, 4 + 40, 2},
+    {"BM_AllocFailure", 0, 0, 0},
+    {"AllocFixture/NoLoopAllocation", 0, 0, 0},
+    {"BM_AllocOutsideTheLoop", 1, 4, 1},
+    {"BM_AllocThreads/threads:2", 1, 4, 1},
+};
+
+// What glibc gives a 4-byte request (malloc_usable_size(3)): the live
+// bytes of one make_unique<int>.
+double UsableOfFour() {
+  void* p = std::malloc(4);
+  const double usable = static_cast<double>(malloc_usable_size(p));
+  std::free(p);
+  return usable;
+}
+
+class AllocTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(CasesBinary().empty());
+    char dir[] = "/tmp/pmubench-alloc-test.XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    out_ = dir_ + "/out.json";
+  }
+  void TearDown() override {
+    if (!dir_.empty()) {
+      ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0);
+    }
+  }
+  Result Run(const std::string& args) {
+    return RunShell("cd '" + dir_ + "' && TMPDIR='" + dir_ + "' '" +
+                        CasesBinary() + "' --counters=none " + args +
+                        " --benchmark_out='" + out_ +
+                        "' --benchmark_out_format=json",
+                    dir_ + "/console");
+  }
+  std::string Json() { return ReadFile(out_); }
+
+  // Every case of kExact, exactly, in the last run's JSON.
+  void ExpectExact(const std::string& json) {
+    for (const Expected& e : kExact) {
+      SCOPED_TRACE(e.name);
+      EXPECT_EQ(JsonRunField(json, e.name, "allocs_per_iter"), e.allocs);
+      EXPECT_EQ(JsonRunField(json, e.name, "alloc_bytes_per_iter"), e.bytes);
+      EXPECT_EQ(JsonRunField(json, e.name, "frees_per_iter"), e.frees);
+    }
+    EXPECT_EQ(JsonRunField(json, "BM_AllocMakeUnique", "max_bytes_used"),
+              UsableOfFour());
+    EXPECT_EQ(JsonRunField(json, "BM_AllocString/15", "max_bytes_used"), 0);
+    // The exception object of a failed new: one allocation, freed.
+    EXPECT_EQ(JsonRunField(json, "BM_AllocNewThrows", "allocs_per_iter"), 1);
+    EXPECT_EQ(JsonRunField(json, "BM_AllocNewThrows", "frees_per_iter"), 1);
+  }
+
+  std::string dir_;
+  std::string out_;
+};
+
+TEST_F(AllocTest, KnownHeapWorkIsCountedExactlyPerIteration) {
+  if (BuiltWithAsan()) GTEST_SKIP() << "AsanSaysAllocationsAreNotCounted";
+  const Result r = Run("--benchmark_min_time=0.01");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectExact(Json());
+}
+
+TEST_F(AllocTest, UnderCallgrindTheFieldsEqualTheNativeOnes) {
+  if (BuiltWithAsan()) {
+    GTEST_SKIP() << "valgrind cannot run an AddressSanitizer build; the "
+                    "CMake build runs this test";
+  }
+  if (std::system("valgrind --tool=callgrind --version >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "valgrind is not installed (apt-get install valgrind; "
+                    "scripts/setup installs it)";
+  }
+  const Result r = Run("--pmubench_simulate");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectExact(Json());
+}
+
+TEST_F(AllocTest, TheConsoleShowsTheFields) {
+  if (BuiltWithAsan()) GTEST_SKIP() << "AsanSaysAllocationsAreNotCounted";
+  const Result r =
+      Run("--benchmark_filter=BM_AllocMakeUnique --benchmark_min_time=0.01");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("allocs_per_iter=1 alloc_bytes_per_iter=4 "
+                               "frees_per_iter=1 max_bytes_used="));
+}
+
+TEST_F(AllocTest, OffLeavesTheFieldsOut) {
+  const Result r =
+      Run("--pmubench_allocations=off --benchmark_filter=BM_AllocMakeUnique "
+          "--benchmark_min_time=0.01");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = Json();
+  ASSERT_THAT(json, HasSubstr("\"name\": \"BM_AllocMakeUnique\""));
+  EXPECT_THAT(json, Not(HasSubstr("allocs_per_iter")));
+  EXPECT_THAT(json, Not(HasSubstr("max_bytes_used")));
+  EXPECT_THAT(r.out, Not(HasSubstr("allocs_per_iter")));
+}
+
+TEST_F(AllocTest, AWrongFlagValueIsExit2NamingIt) {
+  const Result r = Run("--pmubench_allocations=maybe");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--pmubench_allocations=maybe"));
+  EXPECT_THAT(r.err, HasSubstr("on"));
+  EXPECT_THAT(r.out, Not(HasSubstr("BM_Alloc")));
+  EXPECT_NE(access(out_.c_str(), F_OK), 0) << "no output file";
+}
+
+TEST_F(AllocTest, ARegisteredMemoryManagerIsReplacedAndSaidOnce) {
+  const Result r =
+      Run("--benchmark_filter=BM_AllocMakeUnique --benchmark_min_time=0.01");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string notice = "benchmark::RegisterMemoryManager";
+  const size_t first = r.err.find(notice);
+  ASSERT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(notice, first + 1), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("was started")));
+  const std::string json = Json();
+  // Google Benchmark's own memory fields would repeat the key in the row.
+  const size_t key = json.find("\"allocs_per_iter\"");
+  EXPECT_EQ(json.find("\"allocs_per_iter\"", key + 1), std::string::npos);
+  EXPECT_THAT(json, Not(HasSubstr("12345")));
+}
+
+TEST_F(AllocTest, AsanSaysAllocationsAreNotCounted) {
+  if (!BuiltWithAsan()) {
+    GTEST_SKIP() << "a build without AddressSanitizer counts (the "
+                    "KnownHeapWork test); bazel test --config=asan runs this";
+  }
+  const Result r =
+      Run("--benchmark_filter=BM_AllocMakeUnique --benchmark_min_time=0.01");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("heap allocations are not counted"));
+  EXPECT_THAT(r.err, HasSubstr("AddressSanitizer"));
+  const std::string json = Json();
+  EXPECT_TRUE(
+      std::isnan(JsonRunField(json, "BM_AllocMakeUnique", "allocs_per_iter")))
+      << "absent, not zero";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  pmubench::testing::TakeCasesBinaryFlag(argc, argv);
+  return RUN_ALL_TESTS();
+}
