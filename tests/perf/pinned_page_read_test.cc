@@ -122,7 +122,9 @@ constexpr uint64_t kLeaderBase = 1'000'000'000'000;
 // for a reader on another CPU.
 void UpdatePage(volatile perf_event_mmap_page* page, volatile uint64_t* reg,
                 int i, uint64_t pmc) {
-  const auto fence = [] { std::atomic_thread_fence(std::memory_order_seq_cst); };
+  const auto fence = [] {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  };
   page->lock = page->lock + 1;
   fence();
   const uint64_t target = i == 0 ? kLeaderBase + pmc : kInvariant[i];
@@ -136,6 +138,34 @@ void UpdatePage(volatile perf_event_mmap_page* page, volatile uint64_t* reg,
   page->offset = target - pmc;
   fence();
   page->lock = page->lock + 1;
+}
+
+struct RaceCounts {
+  uint64_t reads = 0, fallbacks = 0, torn = 0, counter_calls = 0;
+};
+
+// One read of the racing pages into `race`: torn when a page's count breaks
+// its invariant or the leader's times disagree with its count.
+void ReadOnce(const perf_event_mmap_page* const* ptrs,
+              const volatile uint64_t* regs, RaceCounts& race) {
+  uint64_t counts[kEvents] = {};
+  uint64_t enabled = 0, running = 0;
+  const bool read = ReadPinnedGroupPages<kEvents>(
+      ptrs, counts, enabled, running, [&](uint32_t counter) {
+        ++race.counter_calls;
+        return uint64_t{regs[counter]};
+      });
+  ++race.reads;
+  // False only where the leader's times were caught between their two
+  // stores (enabled != running): the caller then reads another way.
+  if (!read) {
+    ++race.fallbacks;
+    return;
+  }
+  if (counts[0] != kLeaderBase + enabled || enabled != running ||
+      counts[1] != kInvariant[1] || counts[2] != kInvariant[2]) {
+    ++race.torn;
+  }
 }
 
 TEST(PinnedSeqlockTest, AWriterRacingTheReadNeverYieldsATornValue) {
@@ -164,43 +194,25 @@ TEST(PinnedSeqlockTest, AWriterRacingTheReadNeverYieldsATornValue) {
   const uint64_t updates_at_start = updates.load();
   constexpr uint64_t kUpdatesWhileReading = 100000;
   constexpr uint64_t kMinReads = 100000;
-  constexpr uint64_t kMaxReads = 200'000'000;
-  uint64_t reads = 0, fallbacks = 0, torn = 0, counter_calls = 0;
+  RaceCounts race;
   while ((updates.load(std::memory_order_relaxed) - updates_at_start <
               kUpdatesWhileReading ||
-          reads < kMinReads) &&
-         reads < kMaxReads) {
-    uint64_t counts[kEvents] = {};
-    uint64_t enabled = 0, running = 0;
-    const bool read = ReadPinnedGroupPages<kEvents>(
-        ptrs, counts, enabled, running, [&](uint32_t counter) {
-          ++counter_calls;
-          return uint64_t{regs[counter]};
-        });
-    ++reads;
-    // False only where the leader's times were caught between their two
-    // stores (enabled != running): the caller then reads another way.
-    if (!read) {
-      ++fallbacks;
-      continue;
-    }
-    if (counts[0] != kLeaderBase + enabled || enabled != running ||
-        counts[1] != kInvariant[1] || counts[2] != kInvariant[2]) {
-      ++torn;
-    }
+          race.reads < kMinReads) &&
+         race.reads < 200'000'000) {
+    ReadOnce(ptrs, regs, race);
   }
   stop = true;
   writer.join();
-  EXPECT_EQ(torn, 0u);
+  EXPECT_EQ(race.torn, 0u);
   EXPECT_GE(updates.load() - updates_at_start, kUpdatesWhileReading);
-  EXPECT_GE(reads - fallbacks, kMinReads / 2);
+  EXPECT_GE(race.reads - race.fallbacks, kMinReads / 2);
   std::printf(
       "pinned seqlock: %llu writer updates during %llu reads (%llu sent "
       "elsewhere), %llu counter reads\n",
       static_cast<unsigned long long>(updates.load() - updates_at_start),
-      static_cast<unsigned long long>(reads),
-      static_cast<unsigned long long>(fallbacks),
-      static_cast<unsigned long long>(counter_calls));
+      static_cast<unsigned long long>(race.reads),
+      static_cast<unsigned long long>(race.fallbacks),
+      static_cast<unsigned long long>(race.counter_calls));
 }
 
 }  // namespace

@@ -315,10 +315,12 @@ void CounterGroup::ChooseSnapshotPath() {
   if (!all_rdpmc_ || !pinned_ || n == 0) return;
   uint64_t count = 0, enabled = 0, running = 0;
   if (!ReadPinnedLeader(page_ptrs_[0], count, enabled, running)) return;
-  snapshot_path_.path = []<size_t... I>(size_t size, std::index_sequence<I...>) {
+  snapshot_path_.path =
+      []<size_t... I>(size_t size, std::index_sequence<I...>) {
     constexpr SnapshotPath kPaths[] = {&CounterGroup::SnapshotPinned<I + 1>...};
     return kPaths[size - 1];
-  }(n, std::make_index_sequence<kMaxGroupEvents>{});
+  }
+  (n, std::make_index_sequence<kMaxGroupEvents>{});
 }
 
 template <int N>

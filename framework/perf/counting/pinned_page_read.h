@@ -57,7 +57,8 @@ template <typename ReadCounter = RdpmcInstruction>
     // Loaded after the counter: g++ 12 zero-extends the volatile 16-bit
     // load once more when it lives across the jump table (one `and`).
     const uint16_t width = pc->pmc_width;
-    const uint64_t value = offset + static_cast<uint64_t>(SignExtend(raw, width));
+    const uint64_t value =
+        offset + static_cast<uint64_t>(SignExtend(raw, width));
     ReadBarrier();
     if (__builtin_expect(pc->lock == seq, 1)) {
       count = value;
@@ -86,7 +87,8 @@ template <typename ReadCounter = RdpmcInstruction>
     uint64_t raw;
     if (!ReadCounterAtIndex(read_counter, index, raw)) return false;
     const uint16_t width = pc->pmc_width;  // as in ReadPinnedCount
-    const uint64_t value = offset + static_cast<uint64_t>(SignExtend(raw, width));
+    const uint64_t value =
+        offset + static_cast<uint64_t>(SignExtend(raw, width));
     ReadBarrier();
     if (__builtin_expect(pc->lock == seq, 1)) {
       count = value;
