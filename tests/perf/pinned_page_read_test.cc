@@ -142,6 +142,7 @@ void UpdatePage(volatile perf_event_mmap_page* page, volatile uint64_t* reg,
 
 struct RaceCounts {
   uint64_t reads = 0, fallbacks = 0, torn = 0, counter_calls = 0;
+  uint64_t retried = 0;  // reads that met an update and read a page again
 };
 
 // One read of the racing pages into `race`: torn when a page's count breaks
@@ -150,6 +151,7 @@ void ReadOnce(const perf_event_mmap_page* const* ptrs,
               const volatile uint64_t* regs, RaceCounts& race) {
   uint64_t counts[kEvents] = {};
   uint64_t enabled = 0, running = 0;
+  const uint64_t calls_before = race.counter_calls;
   const bool read = ReadPinnedGroupPages<kEvents>(
       ptrs, counts, enabled, running, [&](uint32_t counter) {
         ++race.counter_calls;
@@ -162,6 +164,7 @@ void ReadOnce(const perf_event_mmap_page* const* ptrs,
     ++race.fallbacks;
     return;
   }
+  if (race.counter_calls - calls_before > kEvents) ++race.retried;
   if (counts[0] != kLeaderBase + enabled || enabled != running ||
       counts[1] != kInvariant[1] || counts[2] != kInvariant[2]) {
     ++race.torn;
@@ -188,16 +191,18 @@ TEST(PinnedSeqlockTest, AWriterRacingTheReadNeverYieldsATornValue) {
       updates.fetch_add(1, std::memory_order_relaxed);
     }
   });
-  // Read until the writer has made many updates during the reads (on a busy
-  // machine, or one CPU, it may not run at first), bounded so it ends.
+  // Read until the writer has made many updates during the reads and some
+  // reads met an update mid-section (on one CPU, only when the reader is
+  // preempted there: a few timer ticks), bounded so it ends.
   while (updates.load() == 0) std::this_thread::yield();
   const uint64_t updates_at_start = updates.load();
   constexpr uint64_t kUpdatesWhileReading = 100000;
   constexpr uint64_t kMinReads = 100000;
+  constexpr uint64_t kMinRetried = 10;
   RaceCounts race;
   while ((updates.load(std::memory_order_relaxed) - updates_at_start <
               kUpdatesWhileReading ||
-          race.reads < kMinReads) &&
+          race.reads < kMinReads || race.retried < kMinRetried) &&
          race.reads < 200'000'000) {
     ReadOnce(ptrs, regs, race);
   }
@@ -206,12 +211,14 @@ TEST(PinnedSeqlockTest, AWriterRacingTheReadNeverYieldsATornValue) {
   EXPECT_EQ(race.torn, 0u);
   EXPECT_GE(updates.load() - updates_at_start, kUpdatesWhileReading);
   EXPECT_GE(race.reads - race.fallbacks, kMinReads / 2);
+  EXPECT_GE(race.retried, kMinRetried);  // the race was run, not dodged
   std::printf(
       "pinned seqlock: %llu writer updates during %llu reads (%llu sent "
-      "elsewhere), %llu counter reads\n",
+      "elsewhere, %llu read again), %llu counter reads\n",
       static_cast<unsigned long long>(updates.load() - updates_at_start),
       static_cast<unsigned long long>(race.reads),
       static_cast<unsigned long long>(race.fallbacks),
+      static_cast<unsigned long long>(race.retried),
       static_cast<unsigned long long>(race.counter_calls));
 }
 
