@@ -14,6 +14,7 @@
 #include "framework/perf/counting/counter_group.h"
 #include "framework/perf/counting/counter_math.h"
 #include "gtest/gtest.h"
+#include "tests/perf/same_cpu_on_arm64.h"
 
 namespace pmubench::perf {
 namespace {
@@ -302,6 +303,7 @@ void WriteUpdate(volatile perf_event_mmap_page* page,
 }
 
 TEST(SeqlockTest, ConcurrentWriterNeverYieldsATornSum) {
+  SameCpuOnArm64 placement;  // the kernel writes on the reader's CPU
   constexpr uint64_t kInvariant = 1'000'000'000'000;
   perf_event_mmap_page page{};
   page.cap_user_rdpmc = 1;
@@ -362,6 +364,7 @@ TEST(SeqlockTest, ConcurrentWriterNeverYieldsATornSum) {
 }
 
 TEST(SeqlockTest, WaitsWhileTheLockIsOddInsteadOfReadingAHalfWrittenPage) {
+  SameCpuOnArm64 placement;  // the kernel writes on the reader's CPU
   constexpr uint64_t kInvariant = 777;
   perf_event_mmap_page page{};
   page.cap_user_rdpmc = 1;

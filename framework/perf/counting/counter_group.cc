@@ -14,6 +14,7 @@
 #include "framework/perf/counting/counter_math.h"
 #include "framework/perf/counting/mmap_reader.h"
 #include "framework/perf/counting/perf_errors.h"
+#include "framework/perf/counting/pinned_page_read.h"
 #include "framework/perf/counting/user_read_refusal.h"
 #include "framework/perf/events/pmu.h"
 #include "framework/perf/system/machine.h"
@@ -198,6 +199,7 @@ absl::StatusOr<CounterGroup> CounterGroup::Open(
         events.size(), "; split the events across runs"));
   }
   CounterGroup group;
+  group.pinned_ = options.pinned;
   const int group_size = static_cast<int>(events.size());
   for (const ResolvedEvent& event : events) {
     absl::Status opened = group.OpenMember(event, options, group_size);
@@ -268,6 +270,7 @@ void CounterGroup::ChooseReadMethod(bool use_rdpmc) {
     }
   }
   all_rdpmc_ = use_rdpmc && first_unreadable < 0;
+  ChooseSnapshotPath();
   for (size_t i = 0; i < n; ++i) {
     OpenedEvent& e = events_[i];
     e.read_method = all_rdpmc_ ? ReadMethod::kRdpmc : ReadMethod::kRead;
@@ -303,20 +306,55 @@ ssize_t CounterGroup::ReadGroup(GroupSnapshot& out, bool& complete) noexcept {
   return got;
 }
 
-bool CounterGroup::Snapshot(GroupSnapshot& out) noexcept {
-  const size_t n = pages_.size();  // 0 in a moved-from group
+// A pinned group whose leader has run all the time it was enabled takes
+// the unrolled read for its size (pinned_page_read.h); it checks that at
+// every snapshot and falls back to SnapshotGeneral when it stops holding.
+void CounterGroup::ChooseSnapshotPath() {
+  snapshot_path_.path = &CounterGroup::SnapshotGeneral;
+  const size_t n = pages_.size();
+  if (!all_rdpmc_ || !pinned_ || n == 0) return;
+  uint64_t count = 0, enabled = 0, running = 0;
+  if (!ReadPinnedLeader(page_ptrs_[0], count, enabled, running)) return;
+  snapshot_path_.path =
+      []<size_t... I>(size_t size, std::index_sequence<I...>) {
+    constexpr SnapshotPath kPaths[] = {&CounterGroup::SnapshotPinned<I + 1>...};
+    return kPaths[size - 1];
+  }
+  (n, std::make_index_sequence<kMaxGroupEvents>{});
+}
+
+template <int N>
+bool CounterGroup::SnapshotPinned(CounterGroup& group,
+                                  GroupSnapshot& out) noexcept {
+  if (ReadPinnedGroupPages<N>(group.page_ptrs_.data(), out.counts.data(),
+                              out.time_enabled, out.time_running)) {
+    out.used_read_syscall = false;
+    return true;
+  }
+  // Off the PMU, or enabled != running: times brought up to date, or read(2).
+  return SnapshotGeneral(group, out);
+}
+
+bool CounterGroup::SnapshotGeneral(CounterGroup& group,
+                                   GroupSnapshot& out) noexcept {
+  const size_t n = group.pages_.size();  // 0 in a moved-from group
   // The user-space path, inlined here: page loads and counter reads only.
-  if (all_rdpmc_ && n != 0 &&
-      ReadGroupPages(page_ptrs_.data(), n, out.counts.data(), out.time_enabled,
-                     out.time_running)) {
+  if (group.all_rdpmc_ && n != 0 &&
+      ReadGroupPages(group.page_ptrs_.data(), n, out.counts.data(),
+                     out.time_enabled, out.time_running)) {
     out.used_read_syscall = false;
     return true;
   }
   // An event off the PMU now (index 0), or user reads not allowed.
-  if (fds_.empty()) return false;
+  if (group.fds_.empty()) return false;
   bool complete = false;
-  ReadGroup(out, complete);
+  group.ReadGroup(out, complete);
   return complete;
+}
+
+// One indirect jump to the path ChooseSnapshotPath picked.
+bool CounterGroup::Snapshot(GroupSnapshot& out) noexcept {
+  return snapshot_path_.path(*this, out);
 }
 
 absl::Status CounterGroup::Health() {

@@ -35,6 +35,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -151,6 +152,7 @@ class CounterGroup {
   absl::Status OpenMember(const ResolvedEvent& event,
                           const GroupOptions& options, int group_size);
   void ChooseReadMethod(bool use_rdpmc);
+  void ChooseSnapshotPath();
   // One ioctl(2) `request` on the leader for the whole group.
   absl::Status Toggle(unsigned long request, const char* name);
   // The one read(2) of the group: fills `out` and returns the byte count
@@ -165,6 +167,28 @@ class CounterGroup {
   std::array<const perf_event_mmap_page*, kMaxGroupEvents> page_ptrs_{};
   std::array<uint64_t, kMaxGroupEvents> ids_{};  // PERF_EVENT_IOC_ID per fd
   bool all_rdpmc_ = false;                       // every page allows rdpmc
+  bool pinned_ = false;                          // the leader is pinned
+
+  // What Snapshot runs, chosen once by ChooseReadMethod: a pinned group's
+  // page read unrolled for its size (SnapshotPinned<N>), else the general
+  // page read with time extension or read(2) (SnapshotGeneral). A moved-from
+  // slot goes back to SnapshotGeneral, which reads nothing without fds.
+  using SnapshotPath = bool (*)(CounterGroup& group,
+                                GroupSnapshot& out) noexcept;
+  static bool SnapshotGeneral(CounterGroup& group, GroupSnapshot& out) noexcept;
+  template <int N>
+  static bool SnapshotPinned(CounterGroup& group, GroupSnapshot& out) noexcept;
+  struct SnapshotPathSlot {
+    SnapshotPath path = &CounterGroup::SnapshotGeneral;
+    SnapshotPathSlot() = default;
+    SnapshotPathSlot(SnapshotPathSlot&& other) noexcept
+        : path(std::exchange(other.path, &CounterGroup::SnapshotGeneral)) {}
+    SnapshotPathSlot& operator=(SnapshotPathSlot&& other) noexcept {
+      path = std::exchange(other.path, &CounterGroup::SnapshotGeneral);
+      return *this;
+    }
+  };
+  SnapshotPathSlot snapshot_path_;
   uint64_t read_syscalls_ = 0;
   std::array<uint64_t, GroupReadWords(kMaxGroupEvents)> read_buf_{};
 };

@@ -13,8 +13,23 @@ namespace pmubench::perf {
 // C++20; a logical shift would report 2^width too much. Branch-free: a width
 // of 0 or 64 masks the shift to 0, which leaves the value as it is.
 inline int64_t SignExtend(uint64_t value, uint16_t width) {
+#if defined(__aarch64__)
+  // neg, lsl, asr: LSLV and ASRV shift by the amount modulo 64 (Arm ARM), so
+  // -width is 64 - width, and only the low 6 bits of `width` matter, so the
+  // register's upper bits need no clearing. (g++ 12 adds an `and` for the
+  // mask and another to zero-extend the page's volatile 16-bit field.)
+  uint64_t out;
+  uint16_t shift = width;
+  asm("neg %w[s], %w[s]\n\t"
+      "lsl %[o], %[v], %x[s]\n\t"
+      "asr %[o], %[o], %x[s]"
+      : [o] "=&r"(out), [s] "+r"(shift)
+      : [v] "r"(value));
+  return static_cast<int64_t>(out);
+#else
   const unsigned shift = (64u - width) & 63u;
   return static_cast<int64_t>(value << shift) >> shift;
+#endif
 }
 
 // Time since the page's time_offset, from a TSC value (cap_user_time), as the

@@ -31,17 +31,14 @@ struct MmapReading {
 
 inline void CompilerBarrier() { asm volatile("" ::: "memory"); }
 
-// Orders the page loads of the seqlock. The kernel updates the page on the
-// reader's own CPU, where a compiler barrier suffices (the perf_event.h
-// comment uses barrier()); arm64 also gets a load barrier so a writer on
-// another CPU (as in the tests) cannot be seen out of order.
-inline void ReadBarrier() {
-#if defined(__aarch64__)
-  asm volatile("dmb ishld" ::: "memory");
-#else
-  CompilerBarrier();
-#endif
-}
+// Orders the page loads of the seqlock: a compiler barrier, the barrier()
+// of the perf_event_mmap_page comment in linux/perf_event.h. The kernel
+// writes an event's page only on the CPU the counted thread runs on (or
+// while it is switched out, and a context switch orders memory), so the
+// reader never races another CPU and the CPU keeps its own loads in order.
+// A test writer on another CPU needs more on arm64: the tests pin it to the
+// reader's CPU there, as the kernel is (x86-64 keeps loads in order anyway).
+inline void ReadBarrier() { CompilerBarrier(); }
 
 #if defined(__aarch64__)
 // Reads event counter `counter` (0..30) or, for 31, the cycle counter, each
@@ -74,6 +71,49 @@ inline void ReadBarrier() {
 }
 #endif
 
+#if defined(__aarch64__)
+// The counter of page index `index` into `value`, false for an index that
+// names no counter: 0 (the event is off the PMU now) and 33..63 (counters
+// this reader does not know, such as FEAT_PMUv3_ICNTR's). The index check
+// is the jump table's: the index, masked to 0..63, picks an 8-byte slot,
+// and slots that name no counter branch to `off_pmu`. So a counter costs
+// and, adr, add, br, mrs, b (the same six for every index), with no
+// compare on the way, and a torn index can never jump outside the table.
+[[gnu::always_inline]] inline bool ReadArm64CounterAt(uint32_t index,
+                                                      uint64_t& value) {
+  uint64_t out;
+  uint64_t slot;
+  asm goto(
+      "and %w0, %w2, #63\n\t"
+      "adr %1, 1f\n\t"
+      "add %1, %1, %w0, uxtw #3\n\t"  // 8 bytes a slot
+      "br %1\n"
+      "1:\n\t"
+      "b %l[off_pmu]\n\t"  // index 0
+      "nop\n\t"
+      ".irp n,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,"
+      "24,25,26,27,28,29,30\n\t"
+      "mrs %0, pmevcntr\\n\\()_el0\n\t"  // index n + 1
+      "b 2f\n\t"
+      ".endr\n\t"
+      "mrs %0, pmccntr_el0\n\t"  // index 32: the cycle counter
+      "b 2f\n\t"
+      ".rept 31\n\t"  // index 33..63
+      "b %l[off_pmu]\n\t"
+      "nop\n\t"
+      ".endr\n"
+      "2:"
+      : "=&r"(out), "=&r"(slot)
+      : "r"(index)
+      : "cc"
+      : off_pmu);
+  value = out;
+  return true;
+off_pmu:
+  return false;
+}
+#endif
+
 // Reads hardware counter `counter` (the page's index - 1) in user mode.
 struct RdpmcInstruction {
   [[gnu::always_inline]] uint64_t operator()(uint32_t counter) const {
@@ -90,7 +130,30 @@ struct RdpmcInstruction {
     return 0;
 #endif
   }
+
+#if defined(__aarch64__)
+  // The index check folded into the jump table (ReadCounterAtIndex).
+  [[gnu::always_inline]] bool AtIndex(uint32_t index, uint64_t& value) const {
+    return ReadArm64CounterAt(index, value);
+  }
+#endif
 };
+
+// The counter of page index `index` through `read_counter`: false when the
+// index is 0 (the event is not on a counter now). A reader with an AtIndex
+// member does the check itself (arm64's jump table); any other is called
+// with the counter number, index - 1, as rdpmc takes it.
+template <typename ReadCounter>
+[[gnu::always_inline]] inline bool ReadCounterAtIndex(
+    const ReadCounter& read_counter, uint32_t index, uint64_t& value) {
+  if constexpr (requires { read_counter.AtIndex(index, value); }) {
+    return read_counter.AtIndex(index, value);
+  } else {
+    if (__builtin_expect(index == 0, 0)) return false;
+    value = read_counter(index - 1);
+    return true;
+  }
+}
 
 struct RdtscInstruction {
   uint64_t operator()() const {
