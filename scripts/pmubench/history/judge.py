@@ -9,7 +9,11 @@ change point) on the same machine identity.
   medians, as a new draw of them: Student's t prediction interval, p =
   2 P(T_{n-1} > |head - mean| / (sd sqrt(1 + 1/n))); a regression when
   p < alpha and the change is beyond noisy_pct in the worse direction.
-  A segment of fewer than MIN_POINTS commits cannot judge.
+  A segment of fewer than MIN_POINTS commits cannot judge. The segment
+  leaves out spikes (one- or two-commit excursions, spikes.py), and its
+  sd is never below the whole series' commit-to-commit noise (spikes.noise):
+  a few commits on one hosted runner look far quieter than the next run,
+  on another runner, will be, so a short segment alone cried wolf.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from sqlalchemy import and_, select
 
 from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
 from pmubench.runs import benchjson
-from pmubench.history import detect, ingest, schema
+from pmubench.history import detect, ingest, schema, spikes
 from pmubench.history.series import same, zero_spread
 
 MIN_POINTS = 5
@@ -63,12 +67,15 @@ def judge_exact(level: float, values: list[float], metric: str, pct: float) -> R
 
 
 def judge_noisy(segment: np.ndarray, values: list[float], metric: str,
-                pct: float, alpha: float) -> Row:
+                pct: float, alpha: float, floor: float = 0.0) -> Row:
+    """floor: the least sd to assume (the series' own commit-to-commit
+    noise)."""
     head = float(np.median(values))
     if len(segment) < MIN_POINTS:
         return Row("", metric, None, head, None, "unjudged",
                    f"{len(segment)} commits since the last change point; {MIN_POINTS} needed")
-    mean, sd, n = float(segment.mean()), float(segment.std(ddof=1)), len(segment)
+    mean, n = float(segment.mean()), len(segment)
+    sd = max(float(segment.std(ddof=1)), floor)
     change = head / mean - 1 if mean else 0.0
     if sd == 0:
         p = 0.0 if head != mean else 1.0
@@ -91,23 +98,61 @@ def judge(engine, branch: str, params: detect.Params, prepared: ingest.Prepared,
     machine_id, name = found[0]
     by_key = {(k.benchmark, k.metric): sid for sid, k in refreshed.keys.items()
               if k.machine_id == machine_id}
-    rows = []
+    rows, noisy = [], []
     for (benchmark, metric), values in sorted(prepared.values.items()):
         sid = by_key.get((benchmark, metric))
         state = refreshed.states.get(sid) if sid is not None else None
-        if state is None or len(state.medians) == 0:
-            row = Row("", metric, None, float(np.median(values)), None, "unjudged",
-                      f"no history on {branch}")
-        else:
-            start = state.changes[-1][0] if state.changes else 0
-            if state.exact and zero_spread(values):
-                row = judge_exact(float(state.medians[-1]), values, metric, exact_pct)
-            else:
-                row = judge_noisy(np.asarray(state.medians[start:]), values, metric,
-                                  noisy_pct, alpha)
-        row.benchmark = benchmark
+        row = Row(benchmark, metric, None, float(np.median(values)), None, "unjudged",
+                  f"no history on {branch}")
+        if state is not None and len(state.medians) and state.exact and zero_spread(values):
+            row = judge_exact(float(state.medians[-1]), values, metric, exact_pct)
+            row.benchmark = benchmark
+        elif state is not None and len(state.medians):
+            noisy.append((len(rows), benchmark, values, metric, *last_segment(state)))
         rows.append(row)
+    shift = run_shift([(n[2], n[4]) for n in noisy])
+    for i, benchmark, values, metric, segment, floor in noisy:
+        level = float(segment.mean()) if len(segment) else 0.0
+        rows[i] = judge_noisy(segment, values, metric, noisy_pct, alpha,
+                              float(np.hypot(floor, shift * level)))
+        rows[i].benchmark = benchmark
     return rows, name
+
+
+def run_shift(judged: list[tuple[list[float], np.ndarray]]) -> float:
+    """The head run's common relative shift: the median over its noisy
+    series (three or more, each with a segment) of head / level - 1. A
+    hosted runner slower or faster than the history's moves every series
+    at once; that much is taken as noise of this run (a real change of
+    every series alike is left to the exact counts)."""
+    changes = [float(np.median(v)) / seg.mean() - 1 for v, seg in judged
+               if len(seg) and seg.mean()]
+    return abs(float(np.median(changes))) if len(changes) >= 3 else 0.0
+
+
+def spread(medians: np.ndarray) -> float:
+    """The series' commit-to-commit sd: the root mean square of successive
+    differences / sqrt(2), the largest 5% (steps) left out. Unlike a
+    median, it keeps the shifts between hosted runners, which come often."""
+    d = np.sort(np.abs(np.diff(medians)))
+    d = d[:max(1, int(np.ceil(0.95 * len(d))))] if len(d) else d
+    return float(np.sqrt(np.mean(d * d) / 2)) if len(d) else 0.0
+
+
+def last_segment(state: detect.State) -> tuple[np.ndarray, float]:
+    """The medians since the last step, without the spikes' points (those
+    of the spike's one or two commits nearer its value than its level), and
+    the whole series' commit-to-commit noise (the sd floor)."""
+    medians = np.asarray(state.medians, dtype=np.float64)
+    keep = np.ones(len(medians), dtype=bool)
+    start = 0
+    for index, _, level, value, kind in state.changes:
+        if kind == "step":
+            start = index
+            continue
+        part = medians[index:index + spikes.MAX_LENGTH]
+        keep[index:index + len(part)] &= np.abs(part - value) >= np.abs(part - level)
+    return medians[start:][keep[start:]], spread(medians[keep])
 
 
 def exit_code(rows: list[Row]) -> int:
