@@ -41,6 +41,9 @@ def _detector(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-magnitude", type=float, default=0.0,
                         help="smallest relative change of a noisy series' change "
                              "point (default 0: any significant one)")
+    parser.add_argument("--faithful", action="store_true",
+                        help="the reference method (Otava's answers): no spikes, "
+                             "no robust re-test")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,7 +107,7 @@ def check_args(args: argparse.Namespace) -> None:
 
 
 def params_of(args: argparse.Namespace) -> detect.Params:
-    return detect.Params(args.window, args.max_pvalue, args.min_magnitude)
+    return detect.Params(args.window, args.max_pvalue, args.min_magnitude, args.faithful)
 
 
 def _commit_and_branch(args: argparse.Namespace) -> tuple[str, str]:
@@ -153,7 +156,8 @@ def _finite(x: float | None) -> float | None:
 def change_json(c: detect.Change, note: str | None) -> dict:
     return {"machine": c.key.machine, "benchmark": c.key.benchmark, "metric": c.key.metric,
             "commit": c.commit, "before": c.before, "after": c.after,
-            "change": _finite(c.change), "p_value": c.p_value, "time": _iso(c.time),
+            "change": _finite(c.change), "p_value": c.p_value, "kind": c.kind,
+            "time": _iso(c.time),
             "acknowledged": note is not None, "note": note}
 
 
@@ -176,7 +180,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
         p = "exact" if c.p_value is None else f"p {c.p_value:.2g}"
         ack = " (acknowledged)" if (c.key.id, c.commit) in notes else ""
         change = f"{c.change * 100:+.2f}%" if math.isfinite(c.change) else "from 0"
-        print(f"{c.commit[:12]} {c.key.machine} {c.key.benchmark} {c.key.metric}: "
+        kind = " spike (returned)" if c.kind == "spike" else ""
+        print(f"{c.commit[:12]}{kind} {c.key.machine} {c.key.benchmark} {c.key.metric}: "
               f"{c.before:.6g} -> {c.after:.6g} ({change}, {p}){ack}")
     return 0
 
@@ -202,11 +207,13 @@ def cmd_judge(args: argparse.Namespace) -> int:
     headline = {0: "OK: no regression", 1: "REGRESSION", 4: "INCONCLUSIVE: nothing judged"}
     print(f"{headline[code]} ({args.head} against {args.branch} on {name})")
     for r in rows:
-        if r.verdict in ("regression", "improvement") or code == 4:
+        if r.verdict in ("regression", "improvement"):
             base = "-" if r.baseline is None else f"{r.baseline:.6g}"
             change = "" if r.change is None else f" ({r.change * 100:+.2f}%)"
             print(f"  {r.verdict:11} {r.benchmark} {r.metric}: {base} -> {r.head:.6g}"
                   f"{change} {r.reason}")
+    if unjudged := judge.unjudged_line(rows):
+        print(unjudged)
     return code
 
 

@@ -155,6 +155,22 @@ def last_segment(state: detect.State) -> tuple[np.ndarray, float]:
     return medians[start:][keep[start:]], spread(medians[keep])
 
 
+def unjudged_line(rows: list[Row]) -> str:
+    """One line for every unjudged row: their count and reasons, most
+    common first ('' when none; the list is in --format json)."""
+    reasons: dict[str, int] = {}
+    for r in rows:
+        if r.verdict == "unjudged":
+            reason = (f"with under {MIN_POINTS} commits since the last change point"
+                      if "commits since" in r.reason else r.reason)
+            reasons[reason] = reasons.get(reason, 0) + 1
+    if not reasons:
+        return ""
+    parts = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda i: -i[1]))
+    return (f"  unjudged: {sum(reasons.values())} of {len(rows)} series ({parts}; "
+            "the list: --format json)")
+
+
 def exit_code(rows: list[Row]) -> int:
     """compare.py's statuses: a regression, else judged, else nothing judged."""
     if any(r.verdict == "regression" for r in rows):
