@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
 import os
 import shutil
 import sys
@@ -38,6 +39,11 @@ START = 1_700_000_000.0
 PLANTED = ("BM_1", 150, 0.20)
 
 
+def commit_of(i: int) -> str:
+    """The generated history's commit i."""
+    return hashlib.sha1(f"commit {i}".encode()).hexdigest()
+
+
 def generate(directory: str, commits: int = 200, benchmarks: int = 20, seed: int = 1) -> None:
     """Writes the noisy history the docstring describes into directory."""
     rng = np.random.default_rng(seed)
@@ -53,7 +59,7 @@ def generate(directory: str, commits: int = 200, benchmarks: int = 20, seed: int
             bump = 1 + PLANTED[2] if f"BM_{b}" == PLANTED[0] and i >= PLANTED[1] else 1
             reps = level[b] * bump * (1 + rng.normal(0, 0.002, 5))
             values[f"BM_{b}"] = {"real_time": list(reps), "cpu_time": list(reps)}
-        synthetic.write(os.path.join(directory, f"{i:04d}-{i + 1:040x}.json"),
+        synthetic.write(os.path.join(directory, f"{i:04d}-{commit_of(i)}.json"),
                         synthetic.run(START + 3600 * i, values, backend="perf_event"))
 
 

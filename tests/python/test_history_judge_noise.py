@@ -18,7 +18,7 @@ def test_replay_of_a_runner_noisy_history_rarely_cries_wolf(tmp_path):
     judge_replay.generate(str(tmp_path), commits=170, benchmarks=6)
     files = judge_replay.run_files(str(tmp_path))
     result = judge_replay.replay(files, detect.Params())
-    planted = f"{judge_replay.PLANTED[1] + 1:040x}"
+    planted = judge_replay.commit_of(judge_replay.PLANTED[1])
     unconfirmed = len(result["alarms"]) - len(result["confirmed"])
     assert unconfirmed / (len(files) - 1) < 0.01
     assert (planted, {judge_replay.PLANTED[0]}) in result["alarms"]
