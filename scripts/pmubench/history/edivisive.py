@@ -21,8 +21,8 @@ at i means x[i] is the first value of the new level.
 Two modes. faithful=True is the reference method to the letter: the same
 answers as Otava on its own test series, including its re-test after a
 drop (the point after the dropped one and the next, not the one before).
-The default differs in two ways, each measured by scripts/dev/check_detector.py:
-a drop re-tests both neighbours, and each t-test's p-value is corrected for
+The default differs in these ways, measured by scripts/dev/check_detector.py
+and scripts/dev/detector_power.py: a drop re-tests both neighbours, and each t-test's p-value is corrected for
 the choice of the split (Sidak over the segment's b - a - 1 possible cuts:
 the candidate is the best of them, so its raw p-value is too small). On
 pure noise that removes the false points the reference finds (about one
@@ -33,7 +33,9 @@ The default also takes excursions out before the split and merge
 (spikes.py): a run of one or two commits far from the level on both of its
 sides, which returns, is reported as a spike (kind "spike") and replaced by
 the level for the step search, so an outlier next to a short step no
-longer inflates the step's re-test variance and drops it.
+longer inflates the step's re-test variance and drops it; and the split
+tests a candidate's two sides as E-divisive chose them (x[a:tau] against
+x[tau:kappa]), so a short step is not diluted by the window's rest.
 """
 
 from __future__ import annotations
