@@ -40,6 +40,9 @@ def _detector(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-magnitude", type=float, default=0.0,
                         help="smallest relative change of a noisy series' change "
                              "point (default 0: any significant one)")
+    parser.add_argument("--faithful", action="store_true",
+                        help="the reference method (Otava's answers): no spikes, "
+                             "no robust re-test")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,7 +105,7 @@ def check_args(args: argparse.Namespace) -> None:
 
 
 def params_of(args: argparse.Namespace) -> detect.Params:
-    return detect.Params(args.window, args.max_pvalue, args.min_magnitude)
+    return detect.Params(args.window, args.max_pvalue, args.min_magnitude, args.faithful)
 
 
 def _commit_and_branch(args: argparse.Namespace) -> tuple[str, str]:

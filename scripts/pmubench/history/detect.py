@@ -34,9 +34,12 @@ class Params:
     window: int = 30
     max_pvalue: float = 0.001
     min_magnitude: float = 0.0
+    faithful: bool = False             # the reference method (edivisive.py)
 
     def as_list(self) -> list:
-        return [self.window, self.max_pvalue, self.min_magnitude]
+        """edivisive.detect's arguments after the series; also the cache's
+        key, so a state of other parameters is recomputed."""
+        return [self.window, self.max_pvalue, self.min_magnitude, self.faithful]
 
     def cache_key(self) -> list:
         """What a cached state must have been computed with."""
@@ -53,7 +56,8 @@ class State:
     medians: np.ndarray
     runs: np.ndarray                   # each point's first run id
     weak: list[int] = field(default_factory=list)
-    # (index, p_value or None, mean before, mean after)
+    # (index, p_value or None, mean before, mean after, kind): kind "step"
+    # (a new level) or "spike" (one or two commits away that returned)
     changes: list[tuple] = field(default_factory=list)
 
     def encode(self) -> bytes:
@@ -77,13 +81,13 @@ class State:
 
 
 def exact_changes(medians: np.ndarray) -> list[tuple]:
-    """Every step of an exact series: (index, None, before, after)."""
-    return [(i, None, float(medians[i - 1]), float(medians[i]))
+    """Every step of an exact series: (index, None, before, after, "step")."""
+    return [(i, None, float(medians[i - 1]), float(medians[i]), "step")
             for i in range(1, len(medians)) if not same(medians[i - 1], medians[i])]
 
 
 def _noisy_changes(points: list[edivisive.ChangePoint]) -> list[tuple]:
-    return [(c.index, c.p_value, c.mean_before, c.mean_after) for c in points]
+    return [(c.index, c.p_value, c.mean_before, c.mean_after, c.kind) for c in points]
 
 
 def full_state(points: list[Point], key: SeriesKey, params: Params) -> State:
@@ -131,6 +135,7 @@ class Change:
     before: float
     after: float
     p_value: float | None
+    kind: str = "step"
 
     @property
     def change(self) -> float:
@@ -148,11 +153,11 @@ class Refreshed:
     def changes(self) -> list[Change]:
         out = []
         for sid, state in self.states.items():
-            for index, p, before, after in state.changes:
+            for index, p, before, after, kind in state.changes:
                 run = self.runs.get(int(state.runs[index]))
                 if run is not None:
                     out.append(Change(self.keys[sid], index, run.commit, run.time,
-                                      before, after, p))
+                                      before, after, p, kind))
         return sorted(out, key=lambda c: (-c.time, c.key.machine, c.key.benchmark,
                                           c.key.metric))
 

@@ -21,13 +21,21 @@ at i means x[i] is the first value of the new level.
 Two modes. faithful=True is the reference method to the letter: the same
 answers as Otava on its own test series, including its re-test after a
 drop (the point after the dropped one and the next, not the one before).
-The default differs in two ways, each measured by scripts/dev/check_detector.py:
-a drop re-tests both neighbours, and each t-test's p-value is corrected for
+The default differs in these ways, measured by scripts/dev/check_detector.py
+and scripts/dev/detector_power.py: a drop re-tests both neighbours, and each t-test's p-value is corrected for
 the choice of the split (Sidak over the segment's b - a - 1 possible cuts:
 the candidate is the best of them, so its raw p-value is too small). On
 pure noise that removes the false points the reference finds (about one
 per 700 points at p 0.001) at the same power on steps of 2 standard
 deviations and more; steps of 1 deviation are found less often.
+
+The default also takes excursions out before the split and merge
+(spikes.py): a run of one or two commits far from the level on both of its
+sides, which returns, is reported as a spike (kind "spike") and replaced by
+the level for the step search, so an outlier next to a short step no
+longer inflates the step's re-test variance and drops it; and the split
+tests a candidate's two sides as E-divisive chose them (x[a:tau] against
+x[tau:kappa]), so a short step is not diluted by the window's rest.
 """
 
 from __future__ import annotations
@@ -37,6 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import stdtr
 
+from pmubench.history import spikes
+
 
 @dataclass
 class ChangePoint:
@@ -44,6 +54,7 @@ class ChangePoint:
     p_value: float
     mean_before: float
     mean_after: float
+    kind: str = "step"
 
     @property
     def magnitude(self) -> float:
@@ -103,7 +114,7 @@ def distance_prefix(z: np.ndarray) -> np.ndarray:
 def best_split(p: np.ndarray, a: int, b: int) -> tuple[int, float]:
     """E-divisive's candidate in z[a:b] (p: distance_prefix(z)): the
     (tau, kappa) maximising Q(z[a:tau], z[tau:kappa]), a < tau < kappa <= b;
-    returns (tau, Q).
+    returns (tau, Q, kappa).
     Q = 2/(n+m) * sum|X-Y| - 2m/((n+m)(n-1)) * sum_{i<k}|X_i-X_k|
         - 2n/((n+m)(m-1)) * sum_{j<k}|Y_j-Y_k|, n = |X|, m = |Y|, a
     within-sum term 0 when its side has one point. Ties go to the smallest
@@ -124,7 +135,7 @@ def best_split(p: np.ndarray, a: int, b: int) -> tuple[int, float]:
              - np.where(ny > 1, 2 * nx / (total * (ny - 1)), 0.0) * within_y)
     q = np.where(ny >= 1, q, 0.0)
     i, j = divmod(int(np.argmax(q)), q.shape[1])
-    return a + i + 1, float(q[i, j])
+    return a + i + 1, float(q[i, j]), a + j + 2
 
 
 def _bounds(points: list[int], n: int) -> list[tuple[int, int]]:
@@ -152,8 +163,11 @@ def window_points(x: np.ndarray, start: int, end: int, max_pvalue: float,
         if not candidates:
             break
         q, a, b = max(candidates, key=lambda c: c[0])
-        cut = best[(a, b)][0]
-        if t_test(prefix, a, cut, b, corrected).p_value > max_pvalue:
+        cut, _, kappa = best[(a, b)]
+        # The default tests the two sides E-divisive chose, x[a:cut] against
+        # x[cut:kappa]: a short step followed by a return is then tested
+        # against its own level, not diluted by the rest of the window.
+        if t_test(prefix, a, cut, kappa if corrected else b, corrected).p_value > max_pvalue:
             break
         found = sorted(found + [cut])
     return [start + i for i in found]
@@ -225,8 +239,18 @@ def detect(x, window: int = 30, max_pvalue: float = 0.001,
     filled from its neighbours) and the weak points (kept for incremental
     detection)."""
     x = fill_missing(np.asarray(x, dtype=np.float64))
-    weak = split(x, window, relaxed(max_pvalue), corrected=not faithful)
-    return merge(x, weak, max_pvalue, min_magnitude, faithful), weak
+    if faithful:
+        weak = split(x, window, relaxed(max_pvalue))
+        return merge(x, weak, max_pvalue, min_magnitude, True), weak
+    found, clean = spikes.excursions(x, max_pvalue)
+    weak = split(clean, window, relaxed(max_pvalue), corrected=True)
+    return _with_spikes(merge(clean, weak, max_pvalue, min_magnitude), found), weak
+
+
+def _with_spikes(steps: list[ChangePoint], found: list[tuple]) -> list[ChangePoint]:
+    """steps and the spikes (index, p, level, value), by index."""
+    out = steps + [ChangePoint(i, p, level, value, "spike") for i, p, level, value in found]
+    return sorted(out, key=lambda c: c.index)
 
 
 def detect_appended(x, old_weak: list[int], old_length: int, window: int = 30,
@@ -237,6 +261,9 @@ def detect_appended(x, old_weak: list[int], old_length: int, window: int = 30,
     tail (from four windows plus the new points before the end, or the
     last weak point before that), the merge over everything."""
     x = fill_missing(np.asarray(x, dtype=np.float64))
+    found: list[tuple] = []
+    if not faithful:
+        found, x = spikes.excursions(x, max_pvalue)
     new = len(x) - old_length
     limit = len(x) - (new / window + 4) * window
     keep = [p for p in old_weak if p < limit]
@@ -245,7 +272,7 @@ def detect_appended(x, old_weak: list[int], old_length: int, window: int = 30,
     start = max([start] + [s for s in range(0, len(x), step) if s < limit])
     weak = split(x, window, relaxed(max_pvalue), start=start,
                  weak=[p for p in old_weak if p < start], corrected=not faithful)
-    return merge(x, weak, max_pvalue, min_magnitude, faithful), weak
+    return _with_spikes(merge(x, weak, max_pvalue, min_magnitude, faithful), found), weak
 
 
 def fill_missing(x: np.ndarray) -> np.ndarray:

@@ -14,6 +14,11 @@ compare.py with the history's last run as baseline give the same verdict.
   regression when p < alpha and the change is beyond the threshold and the
   floor in the worse direction. A segment of fewer than MIN_POINTS commits
   cannot judge.
+  The segment leaves out spikes (one- or two-commit excursions,
+  spikes.py), and its sd is never below the whole series'
+  commit-to-commit noise, widened by the head run's common shift (a few
+  commits on one hosted runner look far quieter than the next run, on
+  another runner, will be, so a short segment alone cried wolf).
 - what the model never judges (a simulator's times; the machine's info
   counts) and metrics whose threshold is off: "unjudged", with the words.
 
@@ -33,7 +38,7 @@ from sqlalchemy import and_, select
 
 from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
 from pmubench.verdicts import metrics, thresholds
-from pmubench.history import detect, ingest, schema
+from pmubench.history import detect, ingest, schema, spikes
 from pmubench.history.series import same
 
 MIN_POINTS = 5
@@ -117,12 +122,15 @@ def judge_exact(level: float, values: list[float], model: metrics.Metric,
 
 
 def judge_noisy(segment: np.ndarray, values: list[float], model: metrics.Metric,
-                threshold: thresholds.Threshold, alpha: float) -> Row:
+                threshold: thresholds.Threshold, alpha: float, floor: float = 0.0) -> Row:
+    """floor: the least sd to assume (the series' own commit-to-commit
+    noise)."""
     head = float(np.median(values))
     if len(segment) < MIN_POINTS:
         return Row("", model.name, None, head, None, "unjudged",
                    f"{len(segment)} commits since the last change point; {MIN_POINTS} needed")
-    mean, sd, n = float(segment.mean()), float(segment.std(ddof=1)), len(segment)
+    mean, n = float(segment.mean()), len(segment)
+    sd = max(float(segment.std(ddof=1)), floor)
     change = head / mean - 1 if mean else 0.0
     if sd == 0:
         p = 0.0 if head != mean else 1.0
@@ -146,8 +154,9 @@ def _cut(state: detect.State, runs: dict, commit: str | None) -> int:
 
 
 def judge_one(state: detect.State | None, values: list[float], model: metrics.Metric,
-              threshold: thresholds.Threshold, alpha: float, end: int) -> Row:
-    """One row: values against the first `end` points of the series."""
+              threshold: thresholds.Threshold, end: int) -> Row | None:
+    """One row: values against the first `end` points of the series; None
+    for a noisy series to judge (judge_noisy, once the run's shift is known)."""
     head = float(np.median(values))
     if not model.judged or threshold.pct is None:
         why = model.words if not model.judged else f"not gated ({threshold.source})"
@@ -156,9 +165,7 @@ def judge_one(state: detect.State | None, values: list[float], model: metrics.Me
         return Row("", model.name, None, head, None, "unjudged", NO_HISTORY, model.exact)
     if model.exact:
         return judge_exact(float(state.medians[end - 1]), values, model, threshold)
-    starts = [c[0] for c in state.changes if c[0] < end]
-    start = starts[-1] if starts else 0
-    return judge_noisy(np.asarray(state.medians[start:end]), values, model, threshold, alpha)
+    return None
 
 
 def _flagged(prepared: ingest.Prepared) -> set[str]:
@@ -182,7 +189,7 @@ def judge(engine, branch: str, params: detect.Params, prepared: ingest.Prepared,
               if k.machine_id == machine_id}
     flagged = _flagged(prepared) | {k.benchmark for k in refreshed.keys.values()
                                     if k.machine_id == machine_id and k.layout_sensitive}
-    rows = []
+    rows, noisy = [], []
     for (benchmark, metric), values in sorted(prepared.values.items()):
         if metric == metrics.LAYOUT_FLAG:
             continue
@@ -191,12 +198,67 @@ def judge(engine, branch: str, params: detect.Params, prepared: ingest.Prepared,
                                        benchmark in flagged)
         state = refreshed.states.get(by_key.get((benchmark, metric), -1))
         end = _cut(state, refreshed.runs, known[1] if known else None) if state else 0
-        row = judge_one(state, values, model, threshold, alpha, end)
+        row = judge_one(state, values, model, threshold, end)
+        if row is None:
+            noisy.append((len(rows), values, model, threshold, *last_segment(state, end)))
+            row = Row("", model.name, None, float(np.median(values)), None, "unjudged")
         row.benchmark = benchmark
         rows.append(row)
+    _judge_noisy_rows(rows, noisy, alpha)
     known_names = {b for b, _ in by_key}
     missing = [b for b in dict.fromkeys(b for b, _ in prepared.values) if b not in known_names]
     return Judged(rows, name, known, missing)
+
+
+def _judge_noisy_rows(rows: list[Row], noisy: list[tuple], alpha: float) -> None:
+    """Judges the noisy rows in place, each with an sd floor of its series'
+    spread widened by the run's common shift."""
+    shift = run_shift([(n[1], n[4]) for n in noisy])
+    for i, values, model, threshold, segment, floor in noisy:
+        level = float(segment.mean()) if len(segment) else 0.0
+        row = judge_noisy(segment, values, model, threshold, alpha,
+                          float(np.hypot(floor, shift * level)))
+        row.benchmark = rows[i].benchmark
+        rows[i] = row
+
+
+def run_shift(judged: list[tuple[list[float], np.ndarray]]) -> float:
+    """The head run's common relative shift: the median over its noisy
+    series (three or more, each with a segment) of head / level - 1. A
+    hosted runner slower or faster than the history's moves every series
+    at once; that much is taken as noise of this run (a real change of
+    every series alike is left to the exact counts)."""
+    changes = [float(np.median(v)) / seg.mean() - 1 for v, seg in judged
+               if len(seg) and seg.mean()]
+    return abs(float(np.median(changes))) if len(changes) >= 3 else 0.0
+
+
+def spread(medians: np.ndarray) -> float:
+    """The series' commit-to-commit sd: the root mean square of successive
+    differences / sqrt(2), the largest 5% (steps) left out. Unlike a
+    median, it keeps the shifts between hosted runners, which come often."""
+    d = np.sort(np.abs(np.diff(medians)))
+    d = d[:max(1, int(np.ceil(0.95 * len(d))))] if len(d) else d
+    return float(np.sqrt(np.mean(d * d) / 2)) if len(d) else 0.0
+
+
+def last_segment(state: detect.State, end: int) -> tuple[np.ndarray, float]:
+    """The medians of the series' first `end` points since the last step
+    before them, without the spikes' points (those of the spike's one or
+    two commits nearer its value than its level), and those points'
+    commit-to-commit noise (the sd floor)."""
+    medians = np.asarray(state.medians[:end], dtype=np.float64)
+    keep = np.ones(len(medians), dtype=bool)
+    start = 0
+    for index, _, level, value, kind in state.changes:
+        if index >= end:
+            continue
+        if kind == "step":
+            start = index
+            continue
+        part = medians[index:index + spikes.MAX_LENGTH]
+        keep[index:index + len(part)] &= np.abs(part - value) >= np.abs(part - level)
+    return medians[start:][keep[start:]], spread(medians[keep])
 
 
 def exit_code(rows: list[Row]) -> int:

@@ -43,7 +43,8 @@ def dumps(doc: dict) -> str:
 def change_json(c: detect.Change, note: str | None) -> dict:
     return {"machine": c.key.machine, "benchmark": c.key.benchmark, "metric": c.key.metric,
             "commit": c.commit, "before": c.before, "after": c.after,
-            "change": finite(c.change), "p_value": c.p_value, "time": iso(c.time),
+            "change": finite(c.change), "p_value": c.p_value, "kind": c.kind,
+            "time": iso(c.time),
             "acknowledged": note is not None, "note": note,
             "text": numbers.change_text(c.before, c.after, c.p_value is None)}
 
@@ -65,7 +66,8 @@ def detect_text(branch: str, refreshed: detect.Refreshed, changes: list[detect.C
         test = "exact" if exact else f"p {c.p_value:.2g}"
         ack = " (acknowledged)" if (c.key.id, c.commit) in notes else ""
         text = numbers.change_text(c.before, c.after, exact)
-        lines.append(f"{c.commit[:12]} {c.key.machine} {c.key.benchmark} {c.key.metric}: "
+        kind = " spike (returned)" if c.kind == "spike" else ""
+        lines.append(f"{c.commit[:12]}{kind} {c.key.machine} {c.key.benchmark} {c.key.metric}: "
                      f"{text[:-1]}, {test}){ack}")
     return "\n".join(lines) + "\n"
 
