@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "framework/perf/events/pmu.h"
 #include "framework/runner/measure/batch_meter.h"
+#include "framework/runner/measure/started_threads.h"
 #include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/plan/event_set.h"
 #include "framework/runner/session/session.h"
@@ -209,6 +211,17 @@ PMU_BENCHMARK_F(SetUpFaultsFixture, SetUpOnly)(State& state) {
   for (auto _ : state) benchmark::ClobberMemory();
 }
 
+// A thread of its own each iteration, joined: its page faults are in no
+// count, and the row says so.
+void BM_OwnThreadPages(State& state) {
+  FreshPages pages(PagesFor(state, 4));
+  for (auto _ : state) {
+    std::thread worker([&pages] { pages.TouchNext(4); });
+    worker.join();
+  }
+}
+PMU_BENCHMARK(BM_OwnThreadPages)->Iterations(5);
+
 // --- helpers -----------------------------------------------------------------
 
 class BatchTest : public CountingTest {
@@ -296,6 +309,22 @@ TEST_F(BatchTest, ThreadsReportPerIterationLikeGoogleBenchmark) {
   EXPECT_EQ(runs[0].iterations, 40);
   EXPECT_EQ(CounterOf(runs[0], "page-faults"), 5.0);
   EXPECT_EQ(CounterOf(runs[0], internal::kRunningFractionName), 1.0);
+}
+
+// Threads the case starts are marked on the row; Google Benchmark's own
+// (->Threads(N)) and a case without threads are not.
+TEST_F(BatchTest, ThreadsTheCaseStartsAreSaidOnTheRow) {
+  const std::vector<BenchRun> own = RunMatching("^BM_OwnThreadPages");
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(CounterOf(own[0], internal::kThreadsNotCountedName), 1.0);
+  // Counted, the worker's 4 faults per iteration would be there.
+  EXPECT_LT(CounterOf(own[0], "page-faults"), 4.0);
+  for (const char* plain : {"^BM_ThreadPages", "^BM_TouchPages/1/"}) {
+    const std::vector<BenchRun> runs = RunMatching(plain);
+    ASSERT_FALSE(runs.empty()) << plain;
+    EXPECT_EQ(runs[0].counters.count(internal::kThreadsNotCountedName), 0u)
+        << plain;
+  }
 }
 
 TEST_F(BatchTest, RepetitionsReportEachRunAndAggregates) {

@@ -179,5 +179,41 @@ TEST(CaseFilesTest, FamilyOnceWithFileBaseName) {
                   std::pair<std::string, std::string>("Base", "containers")));
 }
 
+// Where the predictors have no reset (an architecture other than x86-64 or
+// arm64), a cache-simulating run says so once and names it in the context;
+// with the reset, or without cache simulation, neither appears.
+TEST(SimulationFactsTest, PredictorsNotResetAreSaidInNoticeAndContext) {
+  RunFacts facts;
+  facts.simulation = SimulationFacts{"valgrind-3.19.0",
+                                     "I1=32768,8,64 D1=32768,8,64 LL=8,16,64",
+                                     {"callgrind/instructions/"},
+                                     10};
+  EXPECT_EQ(SimulatorResetNotice(*facts.simulation), "");
+  EXPECT_THAT(ContextPairs(facts),
+              testing::Contains(std::pair<std::string, std::string>(
+                  "pmubench_simulator_reset", "caches,branch_predictors")));
+  facts.simulation->predictors_reset = false;
+  const std::string notice = SimulatorResetNotice(*facts.simulation);
+  EXPECT_THAT(notice, HasSubstr("branch predictors are not reset"));
+  EXPECT_THAT(ContextPairs(facts),
+              testing::Contains(std::pair<std::string, std::string>(
+                  "pmubench_simulator_reset", "caches")));
+  EXPECT_EQ(FreshHeapNotice(*facts.simulation), "");
+  EXPECT_THAT(ContextPairs(facts),
+              testing::Contains(std::pair<std::string, std::string>(
+                  "pmubench_fresh_heap", "on")));
+  facts.simulation->fresh_heap = false;
+  EXPECT_THAT(FreshHeapNotice(*facts.simulation),
+              HasSubstr("without the fresh heap"));
+  EXPECT_THAT(ContextPairs(facts),
+              testing::Contains(std::pair<std::string, std::string>(
+                  "pmubench_fresh_heap", "off")));
+  facts.simulation->geometry = "none";
+  EXPECT_EQ(SimulatorResetNotice(*facts.simulation), "");
+  for (const auto& [key, value] : ContextPairs(facts)) {
+    EXPECT_NE(key, "pmubench_simulator_reset") << value;
+  }
+}
+
 }  // namespace
 }  // namespace pmubench::internal

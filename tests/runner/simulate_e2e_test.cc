@@ -173,6 +173,11 @@ TEST_F(SimulateTest, HeavyCasesCountTheSameAloneAfterOthersAndFromAnyPath) {
       std::string("cache --benchmark_filter='BM_SimHeavy");
   ASSERT_EQ(Run(flags + "'").exit_code, 0);
   const std::string alone = Json();
+  if (ContextValue(alone, "pmubench_fresh_heap") == "off") {
+    GTEST_SKIP() << "built without the fresh heap (PMUBENCH_FRESH_HEAP=OFF), "
+                    "which this needs";
+  }
+  EXPECT_EQ(ContextValue(alone, "pmubench_fresh_heap"), "on");
   // After the chatty cases, from a copy under a longer path, with a larger
   // environment and a harmless flag more; and the binary of a commit that
   // adds a case (registration and start-up allocate more).

@@ -360,16 +360,16 @@ TEST(SimulationOptionsTest, ValgrindCommandPinsTheGeometryForCache) {
               ElementsAre("/usr/bin/valgrind", "-q", "--tool=callgrind",
                           "--collect-atstart=no", "--separate-threads=yes",
                           "--callgrind-out-file=/tmp/d/out", "--vgdb=no",
-                          "/b/all", "--x=1"));
+                          "--fair-sched=no", "/b/all", "--x=1"));
   EXPECT_EQ(GeometryText(options), "none");
   options.mode = SimulationMode::kCache;
   options.ll = "4194304,16,64";
   EXPECT_THAT(CallgrindCommand(options, "v", "o", "e", {}),
               ElementsAre("v", "-q", "--tool=callgrind", "--collect-atstart=no",
                           "--separate-threads=yes", "--callgrind-out-file=o",
-                          "--vgdb=no", "--cache-sim=yes", "--branch-sim=yes",
-                          "--I1=32768,8,64", "--D1=32768,8,64",
-                          "--LL=4194304,16,64", "e"));
+                          "--vgdb=no", "--fair-sched=no", "--cache-sim=yes",
+                          "--branch-sim=yes", "--I1=32768,8,64",
+                          "--D1=32768,8,64", "--LL=4194304,16,64", "e"));
   EXPECT_EQ(GeometryText(options),
             "I1=32768,8,64 D1=32768,8,64 LL=4194304,16,64");
 }

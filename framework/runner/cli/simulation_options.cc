@@ -221,7 +221,12 @@ std::vector<std::string> CallgrindCommand(
       valgrind, "-q", "--tool=callgrind", "--collect-atstart=no",
       "--separate-threads=yes", absl::StrCat("--callgrind-out-file=", out_base),
       // No gdbserver: its FIFOs in $TMPDIR outlive a killed run.
-      "--vgdb=no"};
+      "--vgdb=no",
+      // Valgrind's default, pinned: the fresh heap's hand-off
+      // (measure/fresh_heap.cc) tells a thread blocked in pthread_join by
+      // its futex, and with --fair-sched=yes every thread waiting for
+      // valgrind's lock sits in a futex too.
+      "--fair-sched=no"};
   if (options.mode == SimulationMode::kCache) {
     command.insert(command.end(), {"--cache-sim=yes", "--branch-sim=yes",
                                    absl::StrCat("--I1=", options.i1),

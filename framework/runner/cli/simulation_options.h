@@ -4,6 +4,7 @@
 //
 //   valgrind -q --tool=callgrind --collect-atstart=no --separate-threads=yes
 //            --callgrind-out-file=PRIVATE_DIR/callgrind.out --vgdb=no
+//            --fair-sched=no
 //            [--cache-sim=yes --branch-sim=yes --I1=.. --D1=.. --LL=..]
 //            /resolved/path/of/the/binary ARGS...
 //

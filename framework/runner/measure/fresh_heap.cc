@@ -12,7 +12,15 @@
 
 #include "framework/runner/simulate/simulator_reset.h"
 
+#if defined(__GLIBC__) && !defined(PMUBENCH_NO_FRESH_HEAP)
+#define PMUBENCH_FRESH_HEAP_ON 1
+#else
+#define PMUBENCH_FRESH_HEAP_ON 0
+#endif
+
 namespace pmubench::internal {
+
+#if PMUBENCH_FRESH_HEAP_ON
 namespace {
 
 // The stack of each batch's thread: the usual RLIMIT_STACK default, fixed
@@ -105,5 +113,16 @@ void RunOnFreshHeap(const std::function<void()>& work, bool reset_simulator) {
   }
   pthread_join(thread, nullptr);
 }
+
+#else  // the fresh heap compiled out (fresh_heap.h)
+
+void PrepareFreshHeaps() {}
+
+void RunOnFreshHeap(const std::function<void()>& work, bool reset_simulator) {
+  if (reset_simulator) ResetSimulatedCachesAndPredictors();
+  work();
+}
+
+#endif
 
 }  // namespace pmubench::internal

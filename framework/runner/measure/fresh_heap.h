@@ -28,6 +28,18 @@
 
 namespace pmubench::internal {
 
+// The fresh heap rests on glibc's malloc (mallopt, per-thread arenas). It
+// is compiled out elsewhere, and by -DPMUBENCH_NO_FRESH_HEAP (CMake option
+// PMUBENCH_FRESH_HEAP=OFF, Bazel --define=pmubench_fresh_heap=off): then
+// each batch runs on the calling thread, and the run says in its context
+// (pmubench_fresh_heap) that counts of code that allocates may follow what
+// ran before.
+#if defined(__GLIBC__) && !defined(PMUBENCH_NO_FRESH_HEAP)
+inline constexpr bool kFreshHeapBuilt = true;
+#else
+inline constexpr bool kFreshHeapBuilt = false;
+#endif
+
 // Once, before the first batch: malloc's thresholds pinned at their
 // defaults (mallopt(3) M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD) and
 // no limit on arenas (M_ARENA_MAX).
@@ -40,6 +52,13 @@ void PrepareFreshHeaps();
 // (simulate/simulator_reset.h). Runs `work` on the calling thread if no
 // thread can be made. As each thread ends with its batch, valgrind reuses
 // its slot: a run never nears valgrind's --max-threads.
+//
+// What a batch thread runs of C++'s thread exit: none. thread_local
+// objects the case made on it are constructed as usual, but their
+// destructors do not run (nor pthread key destructors): a case that needs
+// them to free or flush must not rely on them under callgrind.
+// Each batch's arena stays mapped until the process exits (64 MiB of
+// address space reserved, only the pages it used committed).
 void RunOnFreshHeap(const std::function<void()>& work, bool reset_simulator);
 
 }  // namespace pmubench::internal

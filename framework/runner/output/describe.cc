@@ -149,18 +149,44 @@ std::string ReadFallbackNotice(const RunFacts& facts) {
   return "";
 }
 
+std::string SimulatorResetText(const SimulationFacts& sim) {
+  if (sim.geometry == "none") return "";
+  return sim.predictors_reset ? "caches,branch_predictors" : "caches";
+}
+
+std::string SimulatorResetNotice(const SimulationFacts& sim) {
+  if (sim.geometry == "none" || sim.predictors_reset) return "";
+  return "pmubench: on this architecture the simulated branch predictors are "
+         "not reset before each batch (only x86-64 and arm64 have the "
+         "reset): a case's simulated branch misses follow the cases that "
+         "ran before it; its instructions and cache misses do not";
+}
+
+std::string FreshHeapNotice(const SimulationFacts& sim) {
+  if (sim.fresh_heap) return "";
+  return "pmubench: built without the fresh heap per batch (no glibc, or "
+         "PMUBENCH_NO_FRESH_HEAP): the counts of code that allocates may "
+         "follow the cases that ran before it and the process's path and "
+         "environment";
+}
+
 namespace {
 
 std::vector<std::pair<std::string, std::string>> SimulationPairs(
     const SimulationFacts& sim) {
-  return {
+  std::vector<std::pair<std::string, std::string>> pairs = {
       {"pmubench_version", kVersion},
       {"pmubench_backend", "callgrind"},
       {"pmubench_valgrind", sim.valgrind},
       {"pmubench_cache_geometry", sim.geometry},
       {"pmubench_events", Join(sim.fields, ",")},
       {"pmubench_simulated_iterations", absl::StrCat(sim.iterations)},
+      {"pmubench_fresh_heap", sim.fresh_heap ? "on" : "off"},
   };
+  if (const std::string reset = SimulatorResetText(sim); !reset.empty()) {
+    pairs.emplace_back("pmubench_simulator_reset", reset);
+  }
+  return pairs;
 }
 
 std::string SimulationHeader(const SimulationFacts& sim) {

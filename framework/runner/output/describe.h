@@ -54,7 +54,22 @@ struct SimulationFacts {
   std::string geometry;             // "I1=32768,8,64 D1=... LL=..." or "none"
   std::vector<std::string> fields;  // "callgrind/instructions/", ratios last
   int64_t iterations = 0;           // n: segments of w, n and 2n steps
+  // False where simulate/simulator_reset.h cannot set the branch
+  // predictors between batches (an architecture other than x86-64, arm64).
+  bool predictors_reset = true;
+  // False in a build without the fresh heap (measure/fresh_heap.h).
+  bool fresh_heap = true;
 };
+
+// Under cache simulation, what is put in a fixed state before each batch:
+// "caches,branch_predictors", or "caches" where the predictors are not;
+// "" without cache simulation (nothing to reset).
+std::string SimulatorResetText(const SimulationFacts& sim);
+// The line said once (stderr, pmubench_notice) when the predictors are not
+// reset under cache simulation; "" otherwise.
+std::string SimulatorResetNotice(const SimulationFacts& sim);
+// The line said once when the build has no fresh heap; "" otherwise.
+std::string FreshHeapNotice(const SimulationFacts& sim);
 
 struct RunFacts {
   std::vector<std::string> pmus;  // PMU names under sysfs
@@ -92,6 +107,8 @@ std::string ReadFallbackNotice(const RunFacts& facts);
 // Benchmark prints values as they are). Under callgrind: pmubench_version,
 // pmubench_backend ("callgrind"), pmubench_valgrind,
 // pmubench_cache_geometry, pmubench_events, pmubench_simulated_iterations,
+// with cache simulation pmubench_simulator_reset (SimulatorResetText),
+// pmubench_fresh_heap ("on" or "off"),
 // pmubench_case_files and pmubench_notice.
 std::vector<std::pair<std::string, std::string>> ContextPairs(
     const RunFacts& facts);

@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "framework/perf/counting/child_tasks.h"
 #include "framework/runner/alloc/alloc_fields.h"
 #include "framework/runner/measure/batch_meter.h"
 #include "framework/runner/measure/fresh_heap.h"
 #include "framework/runner/measure/simulated_meter.h"
 #include "framework/runner/measure/simulation_session.h"
+#include "framework/runner/measure/started_threads.h"
 #include "framework/runner/measure/state.h"
 #include "framework/runner/measure/thread_groups.h"
 #include "framework/runner/profile/profile_pass.h"
@@ -182,10 +184,18 @@ void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
   if (const SimulationSession* sim = ActiveSimulation(); sim != nullptr) {
     return RunSimulatedBatch(gb_state, pmu_case, *sim);
   }
+  perf::ChildTaskWatch watch;
+  RunNativeBatch(gb_state, pmu_case, *set);
+  if (watch.ChildrenRan()) MarkThreadsNotCounted(gb_state, name);
+}
+
+void CaseRunner::RunNativeBatch(benchmark::State& gb_state,
+                                const Case& pmu_case, const EventSet* set) {
+  const std::string& name = pmu_case.request.name;
   // Samples only while --pmubench_profile's pass re-runs the case, and
   // only the body: the thread's counter group is open by then.
   std::optional<ProfiledBatch> profiled;
-  if (*set == nullptr) {
+  if (set == nullptr) {
     profiled.emplace(gb_state.thread_index());
     State state(gb_state, nullptr);
     pmu_case.body(state);
@@ -200,7 +210,7 @@ void CaseRunner::RunBatch(benchmark::State& gb_state, const Case& pmu_case) {
                ? RunTurns(gb_state, pmu_case, *turns)
                : RunMultiplexed(gb_state, pmu_case, *turns);
   }
-  absl::StatusOr<ThreadGroup*> group = ThreadGroupFor(**set);
+  absl::StatusOr<ThreadGroup*> group = ThreadGroupFor(*set);
   if (!group.ok()) {
     // Still one arrival of this thread for the batch's derived metrics.
     TotalsFor(pmu_case).Arrive(gb_state.threads(), {});

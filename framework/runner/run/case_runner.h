@@ -36,6 +36,10 @@ class CaseRunner {
   // scaled by its running fraction (BatchMeter::set_next).
   static void RunMultiplexed(benchmark::State& gb_state, const Case& pmu_case,
                              const std::vector<const EventSet*>& turns);
+  // Counted by perf_event: the planned `set` (nullptr: --counters=none),
+  // whole or in turns.
+  static void RunNativeBatch(benchmark::State& gb_state, const Case& pmu_case,
+                             const EventSet* set);
   // Under callgrind (simulated_meter.h).
   static void RunSimulatedBatch(benchmark::State& gb_state,
                                 const Case& pmu_case,

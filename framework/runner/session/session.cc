@@ -11,10 +11,12 @@
 #include "absl/strings/str_join.h"
 #include "benchmark/benchmark.h"
 #include "framework/perf/events/pmu.h"
+#include "framework/runner/measure/fresh_heap.h"
 #include "framework/runner/measure/simulation_session.h"
 #include "framework/runner/plan/case_registry.h"
 #include "framework/runner/session/probe.h"
 #include "framework/runner/simulate/callgrind.h"
+#include "framework/runner/simulate/simulator_reset.h"
 
 namespace pmubench {
 namespace {
@@ -135,13 +137,21 @@ absl::StatusOr<SessionInfo> PrepareSimulation(SessionState& session,
   session.prepared = true;
 
   SessionInfo info;
-  internal::SimulationFacts facts{
-      (*sim)->valgrind, (*sim)->geometry, {}, (*sim)->iterations};
+  internal::SimulationFacts facts{(*sim)->valgrind,
+                                  (*sim)->geometry,
+                                  {},
+                                  (*sim)->iterations,
+                                  internal::kPredictorResetAvailable,
+                                  internal::kFreshHeapBuilt};
   for (const internal::SimulatedEvent& e : (*sim)->set.events) {
     facts.fields.push_back(e.field());
   }
   for (const internal::SimulatedRatio& r : (*sim)->set.ratios) {
     facts.fields.push_back(r.field());
+  }
+  for (std::string notice : {internal::SimulatorResetNotice(facts),
+                             internal::FreshHeapNotice(facts)}) {
+    if (!notice.empty()) info.facts.notices.push_back(std::move(notice));
   }
   info.facts.simulation = std::move(facts);
   info.facts.case_files = internal::CaseFiles(cases);

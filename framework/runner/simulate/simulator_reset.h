@@ -21,6 +21,15 @@
 
 namespace pmubench::internal {
 
+// Whether this architecture has the branches that set the predictors
+// (x86-64 and arm64). Elsewhere the reset only empties the caches: the
+// simulated branch misses of a batch then follow what ran before it.
+#if defined(__x86_64__) || defined(__aarch64__)
+inline constexpr bool kPredictorResetAvailable = true;
+#else
+inline constexpr bool kPredictorResetAvailable = false;
+#endif
+
 // Empties callgrind's simulated caches and sets its branch predictors to
 // their fixed state. Costs about 0.1 million instructions and a fresh
 // translation of the code run afterwards; natively (or on other
