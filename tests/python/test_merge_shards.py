@@ -27,7 +27,7 @@ def _run(name, value):
 def _shard(index, count, names, cases=CASES):
     return {"context": {"pmubench_backend": "callgrind",
                         "pmubench_shard": f"{index}/{count}",
-                        "pmubench_shard_cases": "\n".join(cases)},
+                        "pmubench_shard_cases": json.dumps(cases)},
             "benchmarks": [_run(n, 100.0 + CASES.index(n)) for n in names]}
 
 
@@ -52,7 +52,7 @@ def test_join_restores_registration_order_and_keeps_each_row():
 def test_an_empty_shard_joins_and_gives_no_context_of_its_own():
     docs = [("s1.json", _shard(1, 5, ["BM_A"])),
             ("s5.json", {"context": {"pmubench_shard": "5/5",
-                                     "pmubench_shard_cases": "\n".join(CASES)},
+                                     "pmubench_shard_cases": json.dumps(CASES)},
                          "benchmarks": []})]
     docs += [(f"s{i}.json", _shard(i, 5, [CASES[i - 1]])) for i in (2, 3, 4)]
     joined = merge.join_shards(docs)

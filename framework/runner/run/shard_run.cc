@@ -11,7 +11,6 @@
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "framework/runner/output/progress.h"
 #include "framework/runner/plan/run_costs.h"
 
@@ -48,6 +47,22 @@ absl::StatusOr<std::map<std::string, double>> ReadCosts(
                      "(--benchmark_out=FILE --benchmark_out_format=json)"));
   }
   return internal::ParseRunCosts(text.str(), path);
+}
+
+// `names` as a one-line JSON list of strings (a multi-line context value
+// would spill into the console's header).
+std::string JsonList(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (const std::string& name : names) {
+    if (out.size() > 1) out += ", ";
+    out += '"';
+    for (char c : name) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "]";
 }
 
 }  // namespace
@@ -94,8 +109,7 @@ ShardCount ApplyShard(const ShardRequest& request, std::ostream& err) {
     // shard this is, and the whole suite's instances in registration order.
     benchmark::AddCustomContext("pmubench_shard",
                                 flag.substr(flag.find('=') + 1));
-    benchmark::AddCustomContext("pmubench_shard_cases",
-                                absl::StrJoin(instances, "\n"));
+    benchmark::AddCustomContext("pmubench_shard_cases", JsonList(instances));
   }
   if (count.selected > 0) {
     benchmark::FLAGS_benchmark_filter =

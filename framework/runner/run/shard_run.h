@@ -4,8 +4,8 @@
 // instances (plan/shard.h decides which), so planning, the progress line and
 // the run see only them. The JSON context says which shard ran
 // ("pmubench_shard": "I/N") and lists the suite's instances in registration
-// order, one per line ("pmubench_shard_cases"), so the shards' files can be
-// joined back into one run in that order (scripts/merge.py --shards).
+// order ("pmubench_shard_cases": a JSON list in a string), so the shards' files
+// can be joined back into one run in that order (scripts/merge.py --shards).
 //
 //   absl::StatusOr<std::optional<ShardRequest>> request = ShardFlags();
 //   ... exit 2 on error ...

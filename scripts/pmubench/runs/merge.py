@@ -24,6 +24,7 @@ failed run's NaN times, a context value) are written as null.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -93,14 +94,15 @@ def _shard_of(path: str, doc: Any) -> tuple[int, int, list[str]]:
     cases = context.get(SHARD_CASES_KEY) if isinstance(context, dict) else None
     try:
         index, count = (int(part) for part in str(shard).split("/"))
-    except ValueError:
+        cases = json.loads(cases)
+    except (ValueError, TypeError):
         index = count = 0
-    if not isinstance(cases, str) or not 1 <= index <= count:
+    if not isinstance(cases, list) or not 1 <= index <= count:
         raise benchjson.BadInput(
             f"{path}: not one shard's run (its context has no {SHARD_KEY} "
             f"I/N and {SHARD_CASES_KEY}); write each shard with "
             "--pmubench_shard=I/N --benchmark_out=FILE --benchmark_out_format=json")
-    return index, count, cases.split("\n")
+    return index, count, [str(name) for name in cases]
 
 
 def _check_shards(shards: list[tuple[str, int, int, list[str]]]) -> None:
