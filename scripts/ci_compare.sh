@@ -7,7 +7,7 @@
 #       [--reps N] [--rounds K] [--min-time SECONDS] [--filter REGEX]
 #       [--counters SPEC,...] [--context KEY=VALUE ...] [--simulate[=instructions|cache] | --no-simulate]
 #       [--attribute[=EVENT] | --no-attribute]
-#       [--out DIR] [--jobs N] [--keep] [--allow-same-commit]
+#       [--out DIR] [--jobs N] [--keep] [--allow-same-commit] [--shard I/N]
 #       [--cmake-target T [--binary PATH] [--cmake-arg ARG]... |
 #        --bazel-target //PKG:T |
 #        --build-cmd 'CMD' --run-cmd 'CMD']
@@ -88,6 +88,13 @@
 # (the line tables stay: they change no code).
 # A binary whose --help does not list --pmubench_profile is run without it.
 #
+# One CI job of N (--shard I/N): each run gets --pmubench_shard=I/N, so
+# the job runs shard I of the suite on both sides; it stops after writing
+# DIR/base.json and DIR/head.json (no verdict: a shard is not the suite).
+# A final job joins the N jobs' files with scripts/merge.py --shards, one
+# side at a time, and runs compare.py on the joined pair: the comparison
+# of the unsharded suite (docs/sharding.md).
+#
 # Base and head must be different commits: the same commit on both sides
 # (a fresh clone's HEAD and origin/main, say) compares a build with itself,
 # and the script refuses it (exit 2) unless --allow-same-commit (an A/A run,
@@ -147,7 +154,7 @@ need() {
   [[ $# -ge 2 && -n $2 ]] || die_usage "$1 needs $what"
 }
 
-base="" head="HEAD" reps="" rounds="" min_time="" filter="." counters="" jobs=2
+base="" head="HEAD" reps="" rounds="" min_time="" filter="." counters="" jobs=2 shard=""
 simulate=auto simulate_flag="" attribute=auto
 # choose_simulate FLAG MODE: two flags that disagree (--simulate and
 # --no-simulate) are refused: the last would win silently.
@@ -183,6 +190,7 @@ while [[ $# -gt 0 ]]; do
     --no-attribute) attribute=off; shift ;;
     --out) need "$1" "a directory" "$@"; out=$2; shift 2 ;;
     --jobs) need "$1" "a number" "$@"; jobs=$2; shift 2 ;;
+    --shard) need "$1" "I/N, like 2/4" "$@"; shard=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --allow-same-commit) allow_same=1; shift ;;
     --cmake-target) need "$1" "a CMake target" "$@"; cmake_target=$2; shift 2 ;;
@@ -200,6 +208,8 @@ done
 [[ -z $reps || $reps =~ ^[1-9][0-9]*$ ]] || die_usage "--reps '$reps': give a whole number >= 1 (5 or more recommended)"
 [[ -z $rounds || $rounds =~ ^[1-9][0-9]*$ ]] || die_usage "--rounds '$rounds': give a whole number >= 1"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs '$jobs': give a whole number >= 1"
+[[ -z $shard || ( $shard =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ && ${BASH_REMATCH[1]} -le ${BASH_REMATCH[2]} ) ]] ||
+  die_usage "--shard '$shard': give I/N, this job's shard I of N with 1 <= I <= N (like --shard 2/4)"
 [[ -z $min_time || $min_time =~ ^([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?[sx]?$ ]] ||
   die_usage "--min-time '$min_time': give seconds, like 0.05 (or 0.05s; 100x for iterations)"
 
@@ -403,90 +413,10 @@ trap 'on_signal INT 2' INT
 trap 'on_signal HUP 1' HUP
 
 
-# What to set when configure did not find a package: cmake names it in
-# 'Could not find a package configuration file provided by "X"' (wrapped
-# over lines at will, so the log is read as one line).
-cmake_hint() {  # LOG
-  local pkg
-  tr -s '\n\t ' '   ' <"$1" |
-    grep -o 'Could not find a package configuration file provided by "[^"]*"' |
-    sed 's/.*provided by "\(.*\)"/\1/' | sort -u |
-    while IFS= read -r pkg; do
-      # shellcheck disable=SC2016  # $HOME is for the reader to expand
-      printf '\n  cmake cannot find package "%s": where it is installed, pass --cmake-arg -DCMAKE_PREFIX_PATH=PREFIX (its install prefix, e.g. $HOME/.local) or --cmake-arg -D%s_DIR=DIR (the directory holding %sConfig.cmake or %s-config.cmake)' \
-        "$pkg" "$pkg" "$pkg" "${pkg,,}"
-    done
-}
-
-# CMake's Release flags (-O3 -DNDEBUG) plus line tables: -g1 adds debug
-# sections, not instructions (GCC keeps code the same with and without -g:
-# its -fcompare-debug checks exactly that), and a profile
-# (--pmubench_profile; under --simulate, exact per instruction) can then
-# name the source line of its hottest instructions. -ffile-prefix-map
-# writes the worktree's path as "." into __FILE__ strings and line tables,
-# so the two sides' binaries differ only where their code does (an A/A
-# builds the same binary twice). A --cmake-arg setting these variables or
-# another build type wins.
-release_flags() {  # tree
-  local flags="-O3 -DNDEBUG -g1 -ffile-prefix-map=$1=." extern
-  extern=$(extern_access_flag)
-  echo "$flags${extern:+ $extern}"
-}
-
-# When the runs may be counted by callgrind (--simulate, or the default on a
-# machine without a PMU where valgrind is installed).
-may_simulate() {
-  [[ $simulate == instructions || $simulate == cache ]] ||
-    { [[ $simulate == auto ]] && ! has_hardware_pmu && command -v valgrind >/dev/null 2>&1; }
-}
-
-# Under callgrind, a count must not follow where the linker put data. A
-# position-independent executable gets its own copy of a shared library's
-# variable (a copy relocation, R_X86_64_COPY), placed after the program's
-# own data, so its address moves with any change to the program. Abseil
-# seeds absl::Hash with such an address (MixingHashState::kSeed), so one
-# added case moved the instructions of every flat_hash_map insert
-# (BM_FlatHashMapInsert/4096: 700,414 and 697,349). With
-# -mno-direct-extern-access (GCC 12, x86-64) the program reaches such a
-# variable through its GOT entry and it stays in the library, whose place
-# does not depend on the program. Empty when callgrind will not count, or
-# where the compiler lacks it.
-extern_access_flag() {
-  may_simulate || return 0
-  if "${CXX:-c++}" -mno-direct-extern-access -x c++ -fsyntax-only - </dev/null >/dev/null 2>&1; then
-    echo "-mno-direct-extern-access"
-  fi
-}
-
-build() {  # side sha
-  local side=$1 sha=$2 tree="$trees/$1" log="$out/$1-build.log"
-  echo "== $side: ${sha:0:12} ($(git -C "$repo" log -1 --format=%s "$sha"))" >&2
-  if [[ ! -d $tree ]]; then
-    spawn "" git -C "$repo" worktree add --detach "$tree" "$sha" >/dev/null 2>&1 ||
-      die_step "git worktree add $tree $sha failed"
-  else  # checked above: a worktree of this repository
-    spawn "" git -C "$tree" checkout --detach --quiet "$sha" ||
-      die_step "checkout of $sha in $tree failed"
-  fi
-  if [[ -n $build_cmd ]]; then
-    spawn "$tree" bash -c "$build_cmd" >"$log" 2>&1 ||
-      die_step "--build-cmd failed for $side; see $log"
-  elif [[ -n $bazel_target ]]; then
-    local bazel_copts=(--copt=-g1) extern
-    extern=$(extern_access_flag)
-    [[ -n $extern ]] && bazel_copts+=("--copt=$extern")
-    spawn "$tree" bazel build -c opt "${bazel_copts[@]}" "$bazel_target" >"$log" 2>&1 ||
-      die_step "bazel build $bazel_target failed for $side; see $log"
-  else
-    local flags
-    flags=$(release_flags "$tree")
-    spawn "" cmake -S "$tree" -B "$tree/build" -DCMAKE_BUILD_TYPE=Release \
-      "-DCMAKE_C_FLAGS_RELEASE=$flags" "-DCMAKE_CXX_FLAGS_RELEASE=$flags" "${cmake_args[@]}" \
-      >"$log" 2>&1 || die_step "cmake configure of $side failed; see $log$(cmake_hint "$log")"
-    spawn "" cmake --build "$tree/build" -j"$jobs" --target "$cmake_target" >>"$log" 2>&1 ||
-      die_step "build of $side (target $cmake_target) failed; see $log"
-  fi
-}
+# cmake_hint, release_flags, may_simulate, extern_access_flag, build and
+# has_hardware_pmu: shared with bisect.sh.
+# shellcheck source=scripts/ci_build.sh
+source "$script_dir/ci_build.sh"
 
 run() {  # side round
   local side=$1 round=$2
@@ -501,16 +431,6 @@ run() {  # side round
     spawn "$tree" "build/$binary" "${flags[@]}"
   fi >>"$log" 2>&1 || die_step "the $side run failed; see $log"
   [[ -s $file ]] || die_step "the $side run wrote no $file: does the run command pass its arguments to the benchmark binary?"
-}
-
-# has_hardware_pmu: a core PMU under sysfs (x86 cpu/cpu_core/cpu_atom, arm64
-# armv8_*/armv9_*); $PMUBENCH_SYSFS_PMUS stands in for the directory (tests).
-has_hardware_pmu() {
-  local d
-  for d in "${PMUBENCH_SYSFS_PMUS:-/sys/bus/event_source/devices}"/*; do
-    case ${d##*/} in cpu|cpu_core|cpu_atom|armv8*|armv9*) return 0 ;; esac
-  done
-  return 1
 }
 
 # knows_simulate SIDE: the side's binary lists --pmubench_simulate in --help.
@@ -559,6 +479,11 @@ set_run_flags() {
               "--benchmark_out_format=json")
   add_machine_context
   [[ -n $counters ]] && run_flags+=("--counters=$counters")
+  if [[ -n $shard ]]; then
+    knows_flag base --pmubench_shard ||
+      die_step "--shard: the base binary does not know --pmubench_shard (its --help does not list it); shard a suite whose base has it"
+    run_flags+=("--pmubench_shard=$shard")
+  fi
   set_profile_flag
   return 0
 }
@@ -610,6 +535,10 @@ for side in base head; do
     die_step "merging the $side rounds failed"
 done
 round_files rm -f --
+if [[ -n $shard ]]; then
+  echo "shard $shard: $out/base.json $out/head.json; join every shard's files with scripts/merge.py --shards and compare the joined pair (docs/sharding.md)" >&2
+  exit 0
+fi
 
 compare="$script_dir/compare.py"
 md_status=0 json_status=0 status=0

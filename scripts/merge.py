@@ -2,6 +2,11 @@
 """Merges several runs of one suite into one file of repetitions.
 
     python3 scripts/merge.py OUT.json IN.json [IN.json ...]
+    python3 scripts/merge.py --shards OUT.json SHARD.json [SHARD.json ...]
+
+With --shards the inputs are the files of shards 1..N of one run
+(--pmubench_shard=I/N), each once, in any order: OUT.json is that run as
+one unsharded run would have written it, cases in registration order.
 
 scripts/ci_compare.sh --rounds K joins each side's rounds with this (the
 logic is pmubench.runs.merge). Inputs are read by pmubench.runs.benchjson, as
@@ -30,12 +35,20 @@ from pmubench.runs import merge  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
+    shards = argv[:1] == ["--shards"]
+    argv = argv[1:] if shards else argv
     if len(argv) < 2:
-        print("usage: merge.py OUT.json IN.json [IN.json ...]", file=sys.stderr)
+        print("usage: merge.py [--shards] OUT.json IN.json [IN.json ...]",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
     out, inputs = argv[0], argv[1:]
     try:
-        merged = merge.merge_files([benchjson.load(path) for path in inputs])
+        if shards:
+            merged = merge.join_shards(
+                [(path, benchjson.read_json(path)) for path in inputs])
+        else:
+            merged = merge.merge_rounds(
+                [(path, benchjson.read_json(path)) for path in inputs])
     except benchjson.BadInput as e:
         print(f"merge.py: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -66,3 +66,21 @@ def run_tool():
             capture_output=True, text=True, cwd=REPO_ROOT, timeout=300,
             env={**os.environ, **(env or {})})
     return run
+
+
+def binary_commits(repo: Path, base: str, head: str, message: str) -> Path:
+    """A new git repository at `repo` of two commits whose binary.txt names
+    a benchmark binary (base, then head), so ci_compare.sh's --build-cmd
+    true --run-cmd 'exec "$(cat binary.txt)"' runs a prebuilt binary per
+    commit instead of building one."""
+    def git(*args):
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c",
+                        "user.email=t@t", *args], check=True, capture_output=True)
+    repo.mkdir()
+    (repo / "binary.txt").write_text(base + "\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "base")
+    (repo / "binary.txt").write_text(head + "\n")
+    git("commit", "-qam", message)
+    return repo

@@ -21,7 +21,7 @@ import subprocess
 
 import pytest
 
-from conftest import PYTHON
+from conftest import PYTHON, binary_commits
 
 _BASE = os.environ.get("PMUBENCH_ATTRIBUTION_BASE", "")
 _LONGER = os.environ.get("PMUBENCH_ATTRIBUTION_LONGER", "")
@@ -120,20 +120,9 @@ def test_the_report_draws_a_differential_flame_graph(repo_root, runs, tmp_path):
     assert 'href="diff-flame.BM_Three.svg"' in (out / "index.html").read_text()
 
 
-def _git(repo, *args):
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c",
-                    "user.email=t@t", *args], check=True, capture_output=True)
-
-
 def test_ci_compare_simulate_attributes_by_default(repo_root, tmp_path):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "binary.txt").write_text(_BASE + "\n")
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-qm", "base")
-    (repo / "binary.txt").write_text(_LONGER + "\n")
-    _git(repo, "commit", "-qam", "StepB does 25 instructions more")
+    repo = binary_commits(tmp_path / "repo", _BASE, _LONGER,
+                          "StepB does 25 instructions more")
     out = tmp_path / "out"
     proc = subprocess.run(
         [str(repo_root / "scripts" / "ci_compare.sh"), "--build-cmd", "true",

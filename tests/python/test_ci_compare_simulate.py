@@ -16,6 +16,7 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import binary_commits
 
 _BASE = os.environ.get("PMUBENCH_KERNEL_BASE", "")
 _SLOWER = os.environ.get("PMUBENCH_KERNEL_SLOWER", "")
@@ -29,23 +30,11 @@ pytestmark = [
 ]
 
 
-def _git(repo, *args):
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c",
-                    "user.email=t@t", *args], check=True, capture_output=True)
-
-
 @pytest.fixture
 def repo(tmp_path):
     """base -> slower: each commit names the binary its build gives."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "binary.txt").write_text(_BASE + "\n")
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-qm", "base")
-    (repo / "binary.txt").write_text(_SLOWER + "\n")
-    _git(repo, "commit", "-qam", "one more instruction per iteration")
-    return repo
+    return binary_commits(tmp_path / "repo", _BASE, _SLOWER,
+                          "one more instruction per iteration")
 
 
 def _ci_compare(repo_root, repo, out, *args, env=None):

@@ -58,8 +58,8 @@ absl::Status OutputFile::Prepare(std::vector<char*>* args) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> OutputFile::Commit() {
-  if (!active() || reporter_->runs() == 0) return false;
+absl::StatusOr<bool> OutputFile::Commit(bool allow_empty) {
+  if (!active() || (reporter_->runs() == 0 && !allow_empty)) return false;
   if (absl::Status s = file_.Commit(content_); !s.ok()) {
     return absl::InternalError(absl::StrCat("--benchmark_out: ", s.message(),
                                             "; no file was written"));

@@ -56,8 +56,9 @@ class OutputFile {
   benchmark::BenchmarkReporter* reporter() { return reporter_.get(); }
 
   // Writes the file if any run was reported: true if it was written, false
-  // if there was nothing to write. An error leaves no file.
-  absl::StatusOr<bool> Commit();
+  // if there was nothing to write. An error leaves no file. `allow_empty`:
+  // written with no run too (a shard that selects no case).
+  absl::StatusOr<bool> Commit(bool allow_empty = false);
 
   bool active() const { return reporter_ != nullptr; }
   // The path as resolved by Prepare().

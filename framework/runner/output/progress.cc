@@ -27,13 +27,23 @@ class ListingReporter : public benchmark::BenchmarkReporter {
  public:
   ListingReporter() {
     SetOutputStream(&sink_);
-    SetErrorStream(&sink_);
+    SetErrorStream(&errors_);
   }
   bool ReportContext(const Context&) override { return true; }
   void ReportRuns(const std::vector<Run>&) override {}
+  // One name per line, as --benchmark_list_tests prints them.
+  std::vector<std::string> Names() const {
+    std::vector<std::string> names;
+    std::istringstream lines(sink_.str());
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty()) names.push_back(line);
+    }
+    return names;
+  }
 
  private:
   std::ostringstream sink_;
+  std::ostringstream errors_;  // "Failed to match any benchmarks ..."
 };
 
 double SteadySeconds() {
@@ -76,16 +86,20 @@ bool StderrIsInteractive() {
 }
 
 int CountSelectedBenchmarks() {
+  return static_cast<int>(ListSelectedBenchmarks().size());
+}
+
+std::vector<std::string> ListSelectedBenchmarks() {
   const bool list_tests = benchmark::FLAGS_benchmark_list_tests;
   const std::string out = benchmark::FLAGS_benchmark_out;
   // Listing only: no file opened, nothing run.
   benchmark::FLAGS_benchmark_list_tests = true;
   benchmark::FLAGS_benchmark_out.clear();
   ListingReporter listing;
-  const size_t count = benchmark::RunSpecifiedBenchmarks(&listing);
+  benchmark::RunSpecifiedBenchmarks(&listing);
   benchmark::FLAGS_benchmark_list_tests = list_tests;
   benchmark::FLAGS_benchmark_out = out;
-  return static_cast<int>(count);
+  return listing.Names();
 }
 
 ProgressLine::ProgressLine(std::ostream* out, bool enabled,

@@ -14,6 +14,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace pmubench {
 
@@ -34,6 +35,9 @@ bool StderrIsInteractive();
 // --benchmark_list_tests would list them (Google Benchmark 1.7.1 keeps no
 // other public count); 0 when none or unknown.
 int CountSelectedBenchmarks();
+
+// Their names, in the order Google Benchmark would run them.
+std::vector<std::string> ListSelectedBenchmarks();
 
 class ProgressLine {
  public:

@@ -46,6 +46,7 @@
 #include "framework/runner/profile/profile_json.h"
 #include "framework/runner/profile/profile_pass.h"
 #include "framework/runner/run/build_info.h"
+#include "framework/runner/run/shard_run.h"
 #include "framework/runner/session/session.h"
 #include "framework/runner/simulate/callgrind.h"
 
@@ -125,7 +126,9 @@ const std::vector<std::string>& OwnFlags() {
                                    "pmubench_simulate_i1",
                                    "pmubench_simulate_d1",
                                    "pmubench_simulate_ll",
-                                   "pmubench_allocations"};
+                                   "pmubench_allocations",
+                                   "pmubench_shard",
+                                   "pmubench_shard_costs"};
   return *flags;
 }
 
@@ -433,12 +436,20 @@ int RunCases(std::string_view program, const char* argv0,
              const std::string& format,
              benchmark::ConsoleReporter::OutputOptions console_options,
              std::optional<pmubench::internal::SimulationOptions> simulate,
-             bool allocations, pmubench::OutputFile& output_file,
+             bool allocations,
+             const std::optional<pmubench::ShardRequest>& shard,
+             pmubench::OutputFile& output_file,
              pmubench::ProfileStore& profiles) {
   // Every output path is checked before the first case runs.
   pmubench::AtomicFile folded;
   if (absl::Status s = OpenFolded(folded); !s.ok()) {
     return BadInput(program, s.message());
+  }
+  if (shard.has_value()) {
+    const pmubench::ShardCount picked = pmubench::ApplyShard(*shard, std::cerr);
+    if (picked.total > 0 && picked.selected == 0) {
+      return pmubench::WriteEmptyRun(program, output_file);
+    }
   }
   pmubench::RunOptions options;
   options.simulate = std::move(simulate);
@@ -521,6 +532,9 @@ int pmubench::RunMain(int argc, char** argv) {
       !s.ok()) {
     return BadInput(program, s.message());
   }
+  absl::StatusOr<std::optional<pmubench::ShardRequest>> shard =
+      pmubench::ShardFlags();
+  if (!shard.ok()) return BadInput(program, shard.status().message());
   if (simulate->has_value() && !under_callgrind) {
     absl::StatusOr<int> status = pmubench::internal::RunUnderCallgrind(
         **simulate, std::vector<std::string>(argv + 1, argv + argc));
@@ -528,5 +542,5 @@ int pmubench::RunMain(int argc, char** argv) {
     return *status;
   }
   return RunCases(program, argv[0], format, console_options, *simulate,
-                  *allocations, output_file, profiles);
+                  *allocations, *shard, output_file, profiles);
 }
