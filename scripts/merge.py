@@ -13,6 +13,7 @@ temp file and exit 128 + the signal's number.
 
 from __future__ import annotations
 
+import argparse
 import json
 import signal
 import sys
@@ -36,13 +37,22 @@ def _exit_on(signum: int, _frame) -> None:
     raise SystemExit(stopped_by(signum))
 
 
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="merge.py", description=(
+        "Merge several runs of one suite into one file of repetitions "
+        "(scripts/ci_compare.sh --rounds K joins each side's rounds with it). "
+        "Exit status 2 on bad input, naming the file."))
+    parser.add_argument("out", metavar="OUT.json", help="the merged file, written whole")
+    parser.add_argument("inputs", metavar="IN.json", nargs="+",
+                        help="the runs to merge (Google Benchmark JSON)")
+    return parser
+
+
 def main(argv: list[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, _exit_on)
-    if len(argv) < 2:
-        print("usage: merge.py OUT.json IN.json [IN.json ...]", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    out, inputs = argv[0], argv[1:]
+    args = build_parser().parse_args(argv)  # --help: exit 0; bad usage: exit 2
+    out, inputs = args.out, args.inputs
     try:
         merged = merge.merge_files([benchjson.load(path) for path in inputs])
     except benchjson.BadInput as e:
