@@ -18,8 +18,16 @@ from sqlalchemy.exc import SQLAlchemyError
 from pmubench.runs import benchjson
 from pmubench.history import detect, ingest, judge, schema, store
 
+from pmubench.base.terminal import printable
 from pmubench.base.exits import EXIT_BAD_INPUT  # noqa: F401 (history.py uses it too)
 PROG = "history.py"
+
+
+def say(text: str, file=None) -> None:  # noqa: ANN001 - a text stream
+    """Prints one line for the terminal: every line history.py prints goes
+    through here, so a name's control characters are shown escaped and
+    can never forge a line (pmubench.base.terminal)."""
+    print(printable(text), file=file or sys.stdout)
 
 
 class UsageError(Exception):
@@ -80,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p = verbs.add_parser("ack", help="mark a change point as expected")
     _db(p)
+    _detector(p)  # the change points the commit must be one of
     for flag in ("--machine", "--benchmark", "--metric", "--commit", "--note"):
         p.add_argument(flag, required=True)
     p = verbs.add_parser("exclude", help="drop a bad run from detection, with a reason")
@@ -101,6 +110,33 @@ def check_args(args: argparse.Namespace) -> None:
         raise UsageError(f"--alpha {args.alpha}: must be between 0 and 1")
     if args.verb == "exclude" and (args.run is None) == (args.commit is None):
         raise UsageError("exclude: give exactly one of --run ID and --commit SHA")
+    if getattr(args, "run", None) is not None and not 0 < args.run <= MAX_RUN_ID:
+        raise UsageError(f"--run {args.run}: no run has that id (ids run from 1 to "
+                         f"{MAX_RUN_ID}); `detect --format json` and the report name the runs")
+    _check_texts(args)
+
+
+# The largest id a run can have: PostgreSQL's INTEGER, which SQLite's holds.
+MAX_RUN_ID = 2**31 - 1
+
+
+def _check_texts(args: argparse.Namespace) -> None:
+    """Every text argument is Unicode (a byte that is not UTF-8 comes in as
+    a lone surrogate, which no database stores); names fit the history."""
+    for key, value in vars(args).items():
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise UsageError(f"--{key.replace('_', '-')} {ascii(value)[:80]}: not "
+                                 "UTF-8 text; give it in UTF-8") from None
+    if getattr(args, "branch", None):
+        ingest.check_name(args.branch, "--branch")
+    if args.verb == "ingest" and args.machine:
+        # room for the "-" and 8 digits a name other facts hold gets
+        if len(args.machine) > schema.MAX_NAME - 9:
+            raise UsageError(f"--machine {ascii(args.machine[:60])}...: more than "
+                             f"{schema.MAX_NAME - 9} characters; give a shorter name")
 
 
 def params_of(args: argparse.Namespace) -> detect.Params:
@@ -126,6 +162,7 @@ def _commit_and_branch(args: argparse.Namespace) -> tuple[str, str]:
 def cmd_ingest(args: argparse.Namespace) -> int:
     prepared = [ingest.prepare(path) for path in args.runs]
     commit, branch = _commit_and_branch(args)
+    ingest.check_name(branch, "the branch")
     forced = ingest.parse_time(args.time, "--time") if args.time else None
     for p in prepared:
         if forced is None and p.time is None:
@@ -134,10 +171,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     for p in prepared:
         run = ingest.write(engine, p, commit, branch, forced or p.time, args.machine)
         if run is None:
-            print(f"{PROG}: {p.path}: already in {store.shown(args.db)} (same content); "
+            say(f"{PROG}: {p.path}: already in {store.shown(args.db)} (same content); "
                   "nothing added")
         else:
-            print(f"{PROG}: {p.path}: run {run}, {p.value_count} values of "
+            say(f"{PROG}: {p.path}: run {run}, {p.value_count} values of "
                   f"{len(p.values)} series, commit {commit[:12]} on {branch}")
     return 0
 
@@ -171,12 +208,12 @@ def cmd_detect(args: argparse.Namespace) -> int:
                                      for c in changes]}, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
-    print(f"{len(changes)} change points in {len(refreshed.keys)} series on {args.branch}")
+    say(f"{len(changes)} change points in {len(refreshed.keys)} series on {args.branch}")
     for c in changes:
         p = "exact" if c.p_value is None else f"p {c.p_value:.2g}"
         ack = " (acknowledged)" if (c.key.id, c.commit) in notes else ""
         change = f"{c.change * 100:+.2f}%" if math.isfinite(c.change) else "from 0"
-        print(f"{c.commit[:12]} {c.key.machine} {c.key.benchmark} {c.key.metric}: "
+        say(f"{c.commit[:12]} {c.key.machine} {c.key.benchmark} {c.key.metric}: "
               f"{c.before:.6g} -> {c.after:.6g} ({change}, {p}){ack}")
     return 0
 
@@ -194,18 +231,18 @@ def cmd_judge(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return code
     if not name:
-        print(f"{PROG}: {args.head}: no history of its machine identity in "
+        say(f"{PROG}: {args.head}: no history of its machine identity in "
               f"{store.shown(args.db)}" + (f" named {args.machine}" if args.machine else "")
               + "; nothing could be judged (ingest runs of this machine on "
               f"{args.branch} first)")
         return 4
     headline = {0: "OK: no regression", 1: "REGRESSION", 4: "INCONCLUSIVE: nothing judged"}
-    print(f"{headline[code]} ({args.head} against {args.branch} on {name})")
+    say(f"{headline[code]} ({args.head} against {args.branch} on {name})")
     for r in rows:
         if r.verdict in ("regression", "improvement") or code == 4:
             base = "-" if r.baseline is None else f"{r.baseline:.6g}"
             change = "" if r.change is None else f" ({r.change * 100:+.2f}%)"
-            print(f"  {r.verdict:11} {r.benchmark} {r.metric}: {base} -> {r.head:.6g}"
+            say(f"  {r.verdict:11} {r.benchmark} {r.metric}: {base} -> {r.head:.6g}"
                   f"{change} {r.reason}")
     return code
 
@@ -232,16 +269,34 @@ def _full_commit(conn, prefix: str) -> str:  # noqa: ANN001
     return found.pop()
 
 
+def _check_change_point(engine, args: argparse.Namespace, sid: int, commit: str) -> None:  # noqa: ANN001
+    """Refuses a commit that is not a change point of the series (detect's,
+    with the same branch and detector settings)."""
+    points = [c.commit for c in detect.refresh(engine, args.branch, params_of(args)).changes()
+              if c.key.id == sid]
+    if commit not in points:
+        where = ("its change points are at " + ", ".join(c[:12] for c in points)
+                 if points else "it has no change point")
+        raise UsageError(f"--commit {commit[:12]}: not a change point of {args.benchmark} "
+                         f"{args.metric} on {args.machine} ({args.branch}): {where}; "
+                         "acknowledge a commit `detect` lists")
+
+
 def cmd_ack(args: argparse.Namespace) -> int:
+    if not args.note.strip():
+        raise UsageError("--note is empty; say why the change is expected "
+                         "(--note \"new allocator\")")
     engine = store.open_store(args.db)
-    with engine.begin() as conn:
+    with engine.connect() as conn:
         sid = _series_id(conn, args)
         commit = _full_commit(conn, args.commit)
+    _check_change_point(engine, args, sid, commit)
+    with engine.begin() as conn:
         a = schema.acks
         conn.execute(a.delete().where(and_(a.c.series_id == sid, a.c.commit_sha == commit)))
         conn.execute(a.insert().values(series_id=sid, commit_sha=commit, note=args.note,
                                        time=time.time()))
-    print(f"{PROG}: acknowledged {args.benchmark} {args.metric} at {commit[:12]}")
+    say(f"{PROG}: acknowledged {args.benchmark} {args.metric} at {commit[:12]}")
     return 0
 
 
@@ -256,7 +311,7 @@ def cmd_exclude(args: argparse.Namespace) -> int:
             raise UsageError(f"--run {args.run}: no such run in {store.shown(args.db)}; "
                              "`detect --format json` and the report name the runs")
         detect.bump_generation(conn)
-    print(f"{PROG}: excluded {done.rowcount} run(s): {args.reason}")
+    say(f"{PROG}: excluded {done.rowcount} run(s): {args.reason}")
     return 0
 
 
@@ -264,13 +319,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     from pmubench.history import report  # matplotlib is not needed elsewhere
     engine = store.open_store(args.db)
     pages = report.write_report(engine, args.branch, params_of(args), args.output)
-    print(f"{PROG}: wrote {os.path.join(args.output, 'index.html')} ({pages} machine pages)")
+    say(f"{PROG}: wrote {os.path.join(args.output, 'index.html')} ({pages} machine pages)")
     return 0
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
     start, end = store.upgrade(args.db)
-    print(f"{PROG}: {store.shown(args.db)}: schema version {start}" +
+    say(f"{PROG}: {store.shown(args.db)}: schema version {start}" +
           (f" -> {end}" if end != start else " is current; nothing to do"))
     return 0
 
@@ -286,11 +341,11 @@ def main(argv: list[str] | None = None) -> int:
         check_args(args)
         return COMMANDS[args.verb](args)
     except (UsageError, benchjson.BadInput, store.StoreError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        say(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except SQLAlchemyError as e:
-        reason = str(getattr(e, "orig", None) or e).strip().splitlines()[0]
-        print(f"{PROG}: error: {store.shown(args.db)}: {reason}; nothing was written "
-              "(the transaction rolled back); check the database and run again",
+        say(f"{PROG}: error: " + (store.busy(args.db, e) or
+              f"{store.shown(args.db)}: {store.reason_of(args.db, e)}; nothing was "
+              "written (the transaction rolled back); check the database and run again"),
               file=sys.stderr)
         return EXIT_BAD_INPUT
