@@ -399,14 +399,24 @@ cleanup() {
 # shellcheck disable=SC2317  # called by the signal traps
 on_signal() {  # NAME NUMBER
   trap '' INT TERM HUP
-  if ((child)); then
-    kill -TERM "$child" 2>/dev/null || true
-    wait "$child" 2>/dev/null || true
+  # Every job of this shell, not only $child: a signal that lands between
+  # spawn's fork and its child=$! runs this trap with child still 0.
+  local pids
+  pids=$(jobs -p)
+  if [[ -n $pids ]]; then
+    # shellcheck disable=SC2086  # one pid a word
+    kill -TERM $pids 2>/dev/null || true
+    # shellcheck disable=SC2086
+    wait $pids 2>/dev/null || true
     rm -f -- "$out"/.pmubench-*.tmp  # a merge.py/compare.py write cut short
   fi
   echo "ci_compare.sh: stopped by SIG$1" >&"$stderr"
   exit $((128 + $2))
 }
+# A signal ignored when the script started (SIGINT and SIGQUIT of a
+# command started with & by a non-interactive shell, or under nohup) stays
+# ignored: bash cannot trap it (bash(1), SIGNALS), so such a run goes on
+# after that signal, as its starter asked.
 trap cleanup EXIT
 trap 'on_signal TERM 15' TERM
 trap 'on_signal INT 2' INT

@@ -18,6 +18,7 @@ temp file and exit 128 + the signal's number.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
@@ -34,14 +35,24 @@ from pmubench.runs import benchjson  # noqa: E402
 from pmubench.runs import merge  # noqa: E402
 
 
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="merge.py", description=(
+        "Merge several runs of one suite into one file of repetitions "
+        "(scripts/ci_compare.sh --rounds K joins each side's rounds with it), or "
+        "with --shards the shards of one suite into the unsharded run. "
+        "Exit status 2 on bad input, naming the file."))
+    parser.add_argument("--shards", action="store_true",
+                        help="the inputs are the shards of one run (--pmubench_shard=I/N): "
+                             "join them in registration order")
+    parser.add_argument("out", metavar="OUT.json", help="the merged file, written whole")
+    parser.add_argument("inputs", metavar="IN.json", nargs="+",
+                        help="the runs to merge (Google Benchmark JSON)")
+    return parser
+
+
 def main(argv: list[str]) -> int:
-    shards = argv[:1] == ["--shards"]
-    argv = argv[1:] if shards else argv
-    if len(argv) < 2:
-        print("usage: merge.py [--shards] OUT.json IN.json [IN.json ...]",
-              file=sys.stderr)
-        return EXIT_BAD_INPUT
-    out, inputs = argv[0], argv[1:]
+    args = build_parser().parse_args(argv)  # --help: exit 0; bad usage: exit 2
+    out, inputs, shards = args.out, args.inputs, args.shards
     try:
         if shards:
             merged = merge.join_shards(

@@ -245,6 +245,36 @@ pid_t GonePid() {
   return child;
 }
 
+struct KillState {
+  bool started = false;  // callgrind's output file appeared
+  bool running = false;  // the run was still in its directory when stopped
+};
+
+// Kills the run's process group (as a CI timeout kills a job) as soon as
+// callgrind runs: the moment its output file exists in the run's private
+// directory under tmp. A fixed wait after that (it was a second) outlasts
+// the whole case on a quiet machine, which then cleans up and leaves
+// nothing to check; the stop freezes the state the kill must find.
+KillState KillWhenCallgrindRuns(const std::string& tmp, pid_t group) {
+  KillState state;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!state.started && std::chrono::steady_clock::now() < deadline) {
+    for (const std::string& d : Named(tmp, "pmubench-callgrind.")) {
+      state.started =
+          state.started || !Named(tmp + "/" + d, "callgrind.out").empty();
+    }
+    if (!state.started) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  ::kill(-group, SIGSTOP);
+  state.running = Named(tmp, "pmubench-callgrind.").size() == 1;
+  ::kill(-group, SIGKILL);
+  ::waitpid(group, nullptr, 0);
+  return state;
+}
+
 TEST_F(SharedDirTest, AKilledRunLeavesNoFifoAndTheNextRunRemovesItsFiles) {
   const std::string tmp = aux_;  // $TMPDIR of the runs
   const std::string binary = CasesBinary();
@@ -254,19 +284,9 @@ TEST_F(SharedDirTest, AKilledRunLeavesNoFifoAndTheNextRunRemovesItsFiles) {
                                  "--benchmark_filter=BM_SimChase "
                                  ">/dev/null 2>&1");
   ASSERT_GT(group, 0);
-  // Killed (as a CI timeout kills a job) once callgrind runs: it has made
-  // its output file, and a second later the case is running.
-  bool started = false;
-  for (int i = 0; i < 600 && !started; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    for (const std::string& d : Named(tmp, "pmubench-callgrind.")) {
-      started = started || !Named(tmp + "/" + d, "callgrind.out").empty();
-    }
-  }
-  std::this_thread::sleep_for(std::chrono::seconds(1));
-  ::kill(-group, SIGKILL);
-  ::waitpid(group, nullptr, 0);
-  ASSERT_TRUE(started) << "callgrind did not start within 60 s";
+  const KillState state = KillWhenCallgrindRuns(tmp, group);
+  ASSERT_TRUE(state.started) << "callgrind did not start within 60 s";
+  ASSERT_TRUE(state.running) << "the run ended before it was stopped";
   const std::vector<std::string> left = Named(tmp, "pmubench-callgrind.");
   ASSERT_EQ(left.size(), 1u) << "SIGKILL leaves the private directory";
   EXPECT_THAT(Named(tmp, "vgdb-pipe"), ::testing::IsEmpty())

@@ -17,8 +17,22 @@ from pmubench.runs import benchjson
 from pmubench.verdicts import gates, thresholds
 from pmubench.history import detect, ingest, judge, output, schema, store
 
+from pmubench.base.terminal import printable
 from pmubench.base.exits import EXIT_BAD_INPUT  # noqa: F401 (history.py uses it too)
 PROG = "history.py"
+
+
+def say(text: str, file=None) -> None:  # noqa: ANN001 - a text stream
+    """Prints one line for the terminal: every line history.py prints goes
+    through here, so a name's control characters are shown escaped and
+    can never forge a line (pmubench.base.terminal)."""
+    print(printable(text), file=file or sys.stdout)
+
+
+def say_text(text: str) -> None:
+    """Prints a rendered text (history/output.py) line by line through say."""
+    for line in text.splitlines():
+        say(line)
 
 
 class UsageError(Exception):
@@ -81,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="DIR")
     p = verbs.add_parser("ack", help="mark a change point as expected")
     _db(p)
+    _detector(p)  # the change points the commit must be one of
     for flag in ("--machine", "--benchmark", "--metric", "--commit", "--note"):
         p.add_argument(flag, required=True)
     p = verbs.add_parser("exclude", help="drop a bad run from detection, with a reason")
@@ -102,6 +117,33 @@ def check_args(args: argparse.Namespace) -> None:
         raise UsageError(f"--alpha {args.alpha}: must be between 0 and 1")
     if args.verb == "exclude" and (args.run is None) == (args.commit is None):
         raise UsageError("exclude: give exactly one of --run ID and --commit SHA")
+    if getattr(args, "run", None) is not None and not 0 < args.run <= MAX_RUN_ID:
+        raise UsageError(f"--run {args.run}: no run has that id (ids run from 1 to "
+                         f"{MAX_RUN_ID}); `detect --format json` and the report name the runs")
+    _check_texts(args)
+
+
+# The largest id a run can have: PostgreSQL's INTEGER, which SQLite's holds.
+MAX_RUN_ID = 2**31 - 1
+
+
+def _check_texts(args: argparse.Namespace) -> None:
+    """Every text argument is Unicode (a byte that is not UTF-8 comes in as
+    a lone surrogate, which no database stores); names fit the history."""
+    for key, value in vars(args).items():
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise UsageError(f"--{key.replace('_', '-')} {ascii(value)[:80]}: not "
+                                 "UTF-8 text; give it in UTF-8") from None
+    if getattr(args, "branch", None):
+        ingest.check_name(args.branch, "--branch")
+    if args.verb == "ingest" and args.machine:
+        # room for the "-" and 8 digits a name other facts hold gets
+        if len(args.machine) > schema.MAX_NAME - 9:
+            raise UsageError(f"--machine {ascii(args.machine[:60])}...: more than "
+                             f"{schema.MAX_NAME - 9} characters; give a shorter name")
 
 
 def params_of(args: argparse.Namespace) -> detect.Params:
@@ -127,6 +169,7 @@ def _commit_and_branch(args: argparse.Namespace) -> tuple[str, str]:
 def cmd_ingest(args: argparse.Namespace) -> int:
     prepared = [ingest.prepare(path) for path in args.runs]
     commit, branch = _commit_and_branch(args)
+    ingest.check_name(branch, "the branch")
     forced = ingest.parse_time(args.time, "--time") if args.time else None
     for p in prepared:
         if forced is None and p.time is None:
@@ -134,7 +177,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     engine = store.open_store(args.db, create=True)
     for p in prepared:
         run = ingest.write(engine, p, commit, branch, forced or p.time, args.machine)
-        sys.stdout.write(output.ingested(p, run, store.shown(args.db), commit, branch))
+        say_text(output.ingested(p, run, store.shown(args.db), commit, branch))
     return 0
 
 
@@ -145,8 +188,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
     with engine.connect() as conn:
         notes = store.acked(conn)
     changes = [c for c in refreshed.changes() if since is None or c.time >= since]
-    render = output.detect_json if args.format == "json" else output.detect_text
-    sys.stdout.write(render(args.branch, refreshed, changes, notes))
+    if args.format == "json":
+        sys.stdout.write(output.detect_json(args.branch, refreshed, changes, notes))
+    else:
+        say_text(output.detect_text(args.branch, refreshed, changes, notes))
     return 0
 
 
@@ -172,10 +217,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
         sys.stdout.write(output.judge_json(judged, code))
         return code
     if not judged.machine:
-        sys.stdout.write(output.no_machine(args.head, store.shown(args.db), args.machine,
+        say_text(output.no_machine(args.head, store.shown(args.db), args.machine,
                                            args.branch, judged.nearest))
         return code
-    sys.stdout.write(output.judge_text(judged, code, args.head, args.branch))
+    say_text(output.judge_text(judged, code, args.head, args.branch))
     return code
 
 
@@ -201,16 +246,34 @@ def _full_commit(conn, prefix: str) -> str:  # noqa: ANN001
     return found.pop()
 
 
+def _check_change_point(engine, args: argparse.Namespace, sid: int, commit: str) -> None:  # noqa: ANN001
+    """Refuses a commit that is not a change point of the series (detect's,
+    with the same branch and detector settings)."""
+    points = [c.commit for c in detect.refresh(engine, args.branch, params_of(args)).changes()
+              if c.key.id == sid]
+    if commit not in points:
+        where = ("its change points are at " + ", ".join(c[:12] for c in points)
+                 if points else "it has no change point")
+        raise UsageError(f"--commit {commit[:12]}: not a change point of {args.benchmark} "
+                         f"{args.metric} on {args.machine} ({args.branch}): {where}; "
+                         "acknowledge a commit `detect` lists")
+
+
 def cmd_ack(args: argparse.Namespace) -> int:
+    if not args.note.strip():
+        raise UsageError("--note is empty; say why the change is expected "
+                         "(--note \"new allocator\")")
     engine = store.open_store(args.db)
-    with engine.begin() as conn:
+    with engine.connect() as conn:
         sid = _series_id(conn, args)
         commit = _full_commit(conn, args.commit)
+    _check_change_point(engine, args, sid, commit)
+    with engine.begin() as conn:
         a = schema.acks
         conn.execute(a.delete().where(and_(a.c.series_id == sid, a.c.commit_sha == commit)))
         conn.execute(a.insert().values(series_id=sid, commit_sha=commit, note=args.note,
                                        time=time.time()))
-    sys.stdout.write(output.acknowledged(args.benchmark, args.metric, commit))
+    say_text(output.acknowledged(args.benchmark, args.metric, commit))
     return 0
 
 
@@ -225,7 +288,7 @@ def cmd_exclude(args: argparse.Namespace) -> int:
             raise UsageError(f"--run {args.run}: no such run in {store.shown(args.db)}; "
                              "`detect --format json` and the report name the runs")
         detect.bump_generation(conn)
-    sys.stdout.write(output.excluded(done.rowcount, args.reason))
+    say_text(output.excluded(done.rowcount, args.reason))
     return 0
 
 
@@ -233,13 +296,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     from pmubench.history import report  # matplotlib is not needed elsewhere
     engine = store.open_store(args.db)
     pages = report.write_report(engine, args.branch, params_of(args), args.output)
-    sys.stdout.write(output.reported(args.output, pages))
+    say_text(output.reported(args.output, pages))
     return 0
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
     start, end = store.upgrade(args.db)
-    sys.stdout.write(output.upgraded(store.shown(args.db), start, end))
+    say_text(output.upgraded(store.shown(args.db), start, end))
     return 0
 
 
@@ -254,11 +317,11 @@ def main(argv: list[str] | None = None) -> int:
         check_args(args)
         return COMMANDS[args.verb](args)
     except (UsageError, benchjson.BadInput, store.StoreError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        say(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except SQLAlchemyError as e:
-        reason = str(getattr(e, "orig", None) or e).strip().splitlines()[0]
-        print(f"{PROG}: error: {store.shown(args.db)}: {reason}; nothing was written "
-              "(the transaction rolled back); check the database and run again",
+        say(f"{PROG}: error: " + (store.busy(args.db, e) or
+              f"{store.shown(args.db)}: {store.reason_of(args.db, e)}; nothing was "
+              "written (the transaction rolled back); check the database and run again"),
               file=sys.stderr)
         return EXIT_BAD_INPUT

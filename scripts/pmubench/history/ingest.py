@@ -17,6 +17,7 @@ from sqlalchemy import and_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
+from pmubench.base import regular_file
 from pmubench.runs import benchjson
 from pmubench.history import identity, schema
 
@@ -40,21 +41,53 @@ class Prepared:
         return sum(len(v) for v in self.values.values())
 
 
+# The latest time a history holds: datetime's own end (year 9999), so that
+# every time stored can be shown and charted.
+LATEST = dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.timezone.utc).timestamp()
+
+
 def parse_time(text: str, what: str) -> float:
-    """ISO 8601 (a naive one is UTC) or seconds since the epoch."""
+    """ISO 8601 (a naive one is UTC) or seconds since the epoch, between
+    1970 and the year 9999; raises BadInput naming `what` otherwise."""
     try:
-        return float(text)
+        seconds = float(text)
     except ValueError:
-        pass
+        seconds = None
+    if seconds is None:
+        try:
+            when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise benchjson.BadInput(f"{what}: {text!r} is not a time; write ISO 8601 "
+                                     "(2026-11-27T15:00:00+00:00) or seconds since "
+                                     "1970") from None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=dt.timezone.utc)
+        seconds = when.timestamp()
+    if not 0 <= seconds <= LATEST:  # nan, inf and 1e300 too
+        raise benchjson.BadInput(f"{what}: {text!r} is not a time between 1970 and the "
+                                 "year 9999; give the run's real time (ISO 8601)")
+    return seconds
+
+
+def check_name(name: str, what: str) -> str:
+    """A name the history stores (benchmark, metric, machine, branch): at
+    most schema.MAX_NAME characters, no NUL, valid Unicode (no lone
+    surrogate); the same rule on SQLite and PostgreSQL, checked before
+    anything is written. Raises BadInput naming it."""
+    shown = ascii(name[:60]) + ("..." if len(name) > 60 else "")
+    if len(name) > schema.MAX_NAME:
+        raise benchjson.BadInput(f"{what} {shown}: {len(name)} characters, more than the "
+                                 f"history keeps ({schema.MAX_NAME}); give it a shorter "
+                                 "name (benchmark: ->Name(...))")
+    if "\0" in name:
+        raise benchjson.BadInput(f"{what} {shown}: holds a NUL character; rename it")
     try:
-        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise benchjson.BadInput(f"{what}: {text!r} is not a time; write ISO 8601 "
-                                 "(2026-11-27T15:00:00+00:00) or seconds since "
-                                 "1970") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return when.timestamp()
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise benchjson.BadInput(f"{what} {shown}: holds a lone surrogate (an \\ud800 "
+                                 "escape without its pair), not Unicode text; fix the "
+                                 "name") from None
+    return name
 
 
 def _check_backends(bench: benchjson.BenchFile, path: str) -> None:
@@ -102,14 +135,33 @@ def _collect(bench: benchjson.BenchFile) -> dict[tuple[str, str], list[float]]:
     return values
 
 
+# A run file larger than this is refused before it is parsed.
+MAX_RUN_BYTES = 256 << 20
+
+
+def _read_once(path: str) -> tuple[str, benchjson.BenchFile]:
+    """The file's SHA-256 and its parsed runs, both of the one read of it."""
+    try:
+        data = regular_file.read_capped(path, MAX_RUN_BYTES)
+    except regular_file.Refused as e:
+        raise benchjson.BadInput(str(e)) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise benchjson.BadInput(f"{path}: cannot read: {e}") from None
+    bench = benchjson.parse(benchjson.parse_json_text(text, path), path)
+    return hashlib.sha256(data).hexdigest(), bench
+
+
+def _check_names(values: dict[tuple[str, str], list[float]], path: str) -> None:
+    for benchmark, metric in values:
+        check_name(benchmark, f"{path}: benchmark")
+        check_name(metric, f"{path}: benchmark {ascii(benchmark[:60])} metric")
+
+
 def prepare(path: str) -> Prepared:
     """Reads and checks one run file; raises benchjson.BadInput."""
-    try:
-        with open(path, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
-    except OSError as e:
-        raise benchjson.BadInput(f"{path}: cannot read: {e.strerror}") from None
-    bench = benchjson.load(path)
+    digest, bench = _read_once(path)
     _check_backends(bench, path)
     facts = identity.facts_of(bench.context)
     date = bench.context.get("date")
@@ -117,6 +169,7 @@ def prepare(path: str) -> Prepared:
     values = _collect(bench)
     if not values:
         raise benchjson.BadInput(f"{path}: every benchmark failed; nothing to keep")
+    _check_names(values, path)
     return Prepared(path, digest, facts, identity.identity_of(facts),
                     identity.backend_of(bench.context), when, values)
 

@@ -15,6 +15,7 @@ from html import escape
 from sqlalchemy import select
 
 from pmubench.base import atomic
+from pmubench.report import outdir as outdir_mod
 from pmubench.runs import benchjson
 from pmubench.verdicts import numbers
 from pmubench.history import detect, schema, store, svg
@@ -177,8 +178,20 @@ def _excluded(conn) -> dict[int, list[str]]:  # noqa: ANN001
 
 def write_report(engine, branch: str, params: detect.Params, outdir: str) -> int:  # noqa: ANN001
     """Writes outdir/index.html and a page per machine; returns the number
-    of machine pages."""
-    os.makedirs(outdir, exist_ok=True)
+    of machine pages. The pages go into a fresh directory swapped in whole
+    (report.outdir, as reports/plot.py -o): never through a link another
+    user planted, never over a directory that is not an earlier report."""
+    staging = outdir_mod.stage(outdir)
+    try:
+        pages = _write_pages(engine, branch, params, staging)
+        outdir_mod.publish(staging, outdir)
+    except BaseException:
+        outdir_mod.discard(staging)
+        raise
+    return pages
+
+
+def _write_pages(engine, branch: str, params: detect.Params, outdir: str) -> int:  # noqa: ANN001
     refreshed = detect.refresh(engine, branch, params)
     changes = refreshed.changes()
     m = schema.machines

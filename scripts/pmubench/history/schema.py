@@ -27,6 +27,11 @@ from sqlalchemy import (Column, Float, ForeignKey, Index, Integer, LargeBinary,
 
 SCHEMA_VERSION = 1
 
+# The longest name (benchmark, metric, machine, branch) kept, on SQLite and
+# PostgreSQL alike: the VARCHAR(200) columns' width, and short enough that
+# a series_key index row fits PostgreSQL's b-tree page (ingest checks it).
+MAX_NAME = 200
+
 metadata = MetaData()
 
 schema_version = Table(
@@ -37,7 +42,7 @@ machines = Table(
     "machines", metadata,
     Column("id", Integer, primary_key=True),
     Column("identity", String(64), nullable=False),
-    Column("name", String(200), nullable=False),
+    Column("name", String(MAX_NAME), nullable=False),
     Column("facts", Text, nullable=False),
     UniqueConstraint("identity", "name", name="machines_identity_name"))
 
@@ -47,7 +52,7 @@ runs = Table(
     Column("content_hash", String(64), nullable=False, unique=True),
     Column("machine_id", Integer, ForeignKey("machines.id"), nullable=False),
     Column("commit_sha", String(64), nullable=False),
-    Column("branch", String(200), nullable=False),
+    Column("branch", String(MAX_NAME), nullable=False),
     Column("time", Float, nullable=False),
     Column("backend", String(40), nullable=False),
     Column("source", Text, nullable=False),
@@ -60,7 +65,7 @@ series = Table(
     Column("id", Integer, primary_key=True),
     Column("machine_id", Integer, ForeignKey("machines.id"), nullable=False),
     Column("benchmark", Text, nullable=False),
-    Column("metric", String(200), nullable=False),
+    Column("metric", String(MAX_NAME), nullable=False),
     UniqueConstraint("machine_id", "benchmark", "metric", name="series_key"))
 
 samples = Table(
@@ -84,14 +89,14 @@ acks = Table(
 detect_cache = Table(
     "detect_cache", metadata,
     Column("series_id", Integer, ForeignKey("series.id"), primary_key=True),
-    Column("branch", String(200), primary_key=True),
+    Column("branch", String(MAX_NAME), primary_key=True),
     Column("last_run", Integer, nullable=False),
     Column("generation", Integer, nullable=False),
     Column("state", LargeBinary, nullable=False))
 
 detected_runs = Table(
     "detected_runs", metadata,
-    Column("branch", String(200), primary_key=True),
+    Column("branch", String(MAX_NAME), primary_key=True),
     Column("run_id", Integer, ForeignKey("runs.id"), primary_key=True))
 
 meta = Table(

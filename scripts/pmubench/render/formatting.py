@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 
+from pmubench.base import terminal
 from pmubench.verdicts import comparison, stats
 
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -158,18 +159,12 @@ def names(items: list[str], limit: int = 12) -> str:
     return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
 
 
-# Characters a terminal or a renderer may act on: C0 and C1 controls, DEL,
-# and the line and paragraph separators (Unicode 15, section 5.8); and
-# lone surrogates (a JSON "\\udc80"), which no UTF-8 output can hold.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-
-
 def printable(text: str) -> str:
     """text with every control character shown as \\xNN (\\uNNNN above
     0xff): a name can neither end a line nor move the cursor, so no
-    forged name prints a line of its own ('Result: PASS')."""
-    return _CONTROL.sub(lambda m: (f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                                   else f"\\u{ord(m.group()):04x}"), text)
+    forged name prints a line of its own ('Result: PASS'). The one rule of
+    every tool's terminal output: pmubench.base.terminal."""
+    return terminal.printable(text)
 
 
 # Markdown's inline punctuation (CommonMark 0.30, section 2.4) that could

@@ -419,6 +419,11 @@ def read_json(path: str) -> Any:
         raise BadInput(f"{path}: is a directory, expected a JSON file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"{path}: cannot read: {e}") from None
+    return parse_json_text(text, path)
+
+
+def parse_json_text(text: str, path: str) -> Any:
+    """read_json for text already read from path (named in messages)."""
     if not text.strip():
         raise BadInput(f"{path}: is empty; was the benchmark run interrupted?")
     too_deep = (f"{path}: nested too deeply (arrays or objects more than "
