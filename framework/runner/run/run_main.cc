@@ -482,6 +482,18 @@ int RunCases(std::string_view program, const char* argv0,
 
 }  // namespace
 
+namespace {
+
+// The flags whose meaning depends on whether callgrind counts.
+absl::Status CheckModeFlags(bool simulated) {
+  if (simulated) {
+    if (absl::Status s = CheckSimulatedProfileFlags(); !s.ok()) return s;
+  }
+  return CheckMultiplexFlag(simulated);
+}
+
+}  // namespace
+
 int pmubench::RunMain(int argc, char** argv) {
   const std::string_view program = argc > 0 ? argv[0] : "pmubench";
   if (pmubench::WantsHelp(argc, argv)) {
@@ -522,13 +534,7 @@ int pmubench::RunMain(int argc, char** argv) {
   if (!allocations.ok()) {
     return BadInput(program, allocations.status().message());
   }
-  if (simulate->has_value() || under_callgrind) {
-    if (absl::Status s = CheckSimulatedProfileFlags(); !s.ok()) {
-      return BadInput(program, s.message());
-    }
-  }
-  if (absl::Status s =
-          CheckMultiplexFlag(simulate->has_value() || under_callgrind);
+  if (absl::Status s = CheckModeFlags(simulate->has_value() || under_callgrind);
       !s.ok()) {
     return BadInput(program, s.message());
   }

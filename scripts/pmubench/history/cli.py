@@ -30,9 +30,8 @@ def say(text: str, file=None) -> None:  # noqa: ANN001 - a text stream
 
 
 def say_text(text: str) -> None:
-    """Prints a rendered text (history/output.py) line by line through say."""
-    for line in text.splitlines():
-        say(line)
+    """Prints a text history/output.py rendered (its lines escaped there)."""
+    sys.stdout.write(text)
 
 
 class UsageError(Exception):

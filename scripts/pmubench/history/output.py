@@ -36,6 +36,12 @@ def finite(x: float | None) -> float | None:
     return x if x is None or math.isfinite(x) else None
 
 
+def _shown(lines: list[str]) -> str:
+    """Lines for the terminal, each with its control characters escaped
+    (pmubench.base.terminal): a name can never forge a line of its own."""
+    return "".join(printable(line) + "\n" for line in lines)
+
+
 def dumps(doc: dict) -> str:
     return json.dumps(doc, indent=1) + "\n"
 
@@ -69,7 +75,7 @@ def detect_text(branch: str, refreshed: detect.Refreshed, changes: list[detect.C
         kind = " spike (returned)" if c.kind == "spike" else ""
         lines.append(f"{c.commit[:12]}{kind} {c.key.machine} {c.key.benchmark} {c.key.metric}: "
                      f"{text[:-1]}, {test}){ack}")
-    return "\n".join(lines) + "\n"
+    return _shown(lines)
 
 
 def row_json(r: judge.Row) -> dict:
@@ -97,8 +103,7 @@ def _nearest_json(nearest) -> dict | None:  # noqa: ANN001 - judge.Judged.neares
 
 
 def _fact_text(value) -> str:  # noqa: ANN001 - a fact's JSON value
-    return "absent" if value is None else printable(json.dumps(value) if not isinstance(
-        value, str) else value)
+    return "absent" if value is None else value if isinstance(value, str) else json.dumps(value)
 
 
 def _examples(names: list[str]) -> str:
@@ -136,7 +141,7 @@ def judge_text(judged: judge.Judged, code: int, head: str, branch: str) -> str:
                      f"{commit[:12]}): judged against the commits before it")
     lines += [_row_line(r) for r in judged.rows if r.verdict in ("regression", "improvement")]
     lines += _unjudged_lines(judged, branch)
-    return "\n".join(lines) + "\n"
+    return _shown(lines)
 
 
 def no_machine(head: str, db: str, machine: str | None, branch: str,
@@ -144,37 +149,37 @@ def no_machine(head: str, db: str, machine: str | None, branch: str,
     """Exit 4's message: no machine of the history has the head's identity;
     the facts in which the nearest one differs, each named."""
     named = f" named {machine}" if machine else ""
-    text = (f"{PROG}: {head}: no history of its machine identity in {db}{named}; nothing "
-            f"could be judged (ingest runs of this machine on {branch} first)\n")
-    if nearest is None:
-        return text
-    name, differ = nearest
-    facts = "; ".join(f"{k}: this run {_fact_text(mine)}, the history {_fact_text(theirs)}"
-                      for k, mine, theirs in differ)
-    return text + (f"  the nearest machine of the history, {printable(name)}, differs in "
-                   f"{len(differ)} fact(s): {facts}; record the same facts on both sides "
-                   "(--benchmark_context=KEY=VALUE; ci_compare.sh --context KEY=VALUE)\n")
+    lines = [f"{PROG}: {head}: no history of its machine identity in {db}{named}; nothing "
+             f"could be judged (ingest runs of this machine on {branch} first)"]
+    if nearest is not None:
+        name, differ = nearest
+        facts = "; ".join(f"{k}: this run {_fact_text(mine)}, the history {_fact_text(theirs)}"
+                          for k, mine, theirs in differ)
+        lines.append(f"  the nearest machine of the history, {name}, differs in "
+                     f"{len(differ)} fact(s): {facts}; record the same facts on both sides "
+                     "(--benchmark_context=KEY=VALUE; ci_compare.sh --context KEY=VALUE)")
+    return _shown(lines)
 
 
 def ingested(p: ingest.Prepared, run: int | None, db: str, commit: str, branch: str) -> str:
     if run is None:
-        return f"{PROG}: {p.path}: already in {db} (same content); nothing added\n"
-    return (f"{PROG}: {p.path}: run {run}, {p.value_count} values of {len(p.values)} "
-            f"series, commit {commit[:12]} on {branch}\n")
+        return _shown([f"{PROG}: {p.path}: already in {db} (same content); nothing added"])
+    return _shown([f"{PROG}: {p.path}: run {run}, {p.value_count} values of "
+                   f"{len(p.values)} series, commit {commit[:12]} on {branch}"])
 
 
 def acknowledged(benchmark: str, metric: str, commit: str) -> str:
-    return f"{PROG}: acknowledged {benchmark} {metric} at {commit[:12]}\n"
+    return _shown([f"{PROG}: acknowledged {benchmark} {metric} at {commit[:12]}"])
 
 
 def excluded(count: int, reason: str) -> str:
-    return f"{PROG}: excluded {count} run(s): {reason}\n"
+    return _shown([f"{PROG}: excluded {count} run(s): {reason}"])
 
 
 def reported(outdir: str, pages: int) -> str:
-    return f"{PROG}: wrote {os.path.join(outdir, 'index.html')} ({pages} machine pages)\n"
+    return _shown([f"{PROG}: wrote {os.path.join(outdir, 'index.html')} ({pages} machine pages)"])
 
 
 def upgraded(db: str, start: int, end: int) -> str:
     done = f" -> {end}" if end != start else " is current; nothing to do"
-    return f"{PROG}: {db}: schema version {start}{done}\n"
+    return _shown([f"{PROG}: {db}: schema version {start}{done}"])
