@@ -12,19 +12,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from conftest import REPO_ROOT
 
 BASE = REPO_ROOT / "tests/python/fixtures/allocations/base.json"
-# The metric model that treats the four fields as exact counts is another
-# branch's work (scripts/pmubench/verdicts); until it is merged, compare.py
-# judges them like any counter and these fail.
-MODEL_PENDING = pytest.mark.xfail(
-    strict=False,
-    reason="allocation counts are exact in the verdict model of the "
-           "verdict-model branch, not merged into this one yet")
-
 
 def one_more_allocation(run_file: dict, name: str) -> dict:
     """`run_file` with one allocation of 17 bytes and its free added per
@@ -39,7 +29,6 @@ def one_more_allocation(run_file: dict, name: str) -> dict:
             run["frees_per_iter"] += 1
     return edited
 
-
 def test_the_edit_adds_exactly_one_allocation_to_one_benchmark():
     base = json.loads(BASE.read_text())
     head = one_more_allocation(base, "BM_AllocMakeUnique")
@@ -49,8 +38,6 @@ def test_the_edit_adds_exactly_one_allocation_to_one_benchmark():
     assert sorted(changed) == [("BM_AllocMakeUnique", 1)] * 3 + [
         ("BM_AllocMakeUnique_mean", 1), ("BM_AllocMakeUnique_median", 1)]
 
-
-@MODEL_PENDING
 def test_one_more_allocation_per_iteration_fails_the_comparison(
         run_tool, tmp_path):
     head = tmp_path / "head.json"
@@ -64,8 +51,6 @@ def test_one_more_allocation_per_iteration_fails_the_comparison(
     assert regressed, done.stdout
     assert "allocs_per_iter" in done.stdout
 
-
-@MODEL_PENDING
 def test_the_same_file_against_itself_passes(run_tool):
     done = run_tool("scripts/compare.py", BASE, BASE)
     assert done.returncode == 0, done.stdout + done.stderr
