@@ -16,6 +16,7 @@ from conftest import REPO_ROOT
 
 BASE = REPO_ROOT / "tests/python/fixtures/allocations/base.json"
 
+
 def one_more_allocation(run_file: dict, name: str) -> dict:
     """`run_file` with one allocation of 17 bytes and its free added per
     iteration to every run of benchmark `name` and to its mean and median
@@ -29,6 +30,7 @@ def one_more_allocation(run_file: dict, name: str) -> dict:
             run["frees_per_iter"] += 1
     return edited
 
+
 def test_the_edit_adds_exactly_one_allocation_to_one_benchmark():
     base = json.loads(BASE.read_text())
     head = one_more_allocation(base, "BM_AllocMakeUnique")
@@ -37,6 +39,7 @@ def test_the_edit_adds_exactly_one_allocation_to_one_benchmark():
                if h != b]
     assert sorted(changed) == [("BM_AllocMakeUnique", 1)] * 3 + [
         ("BM_AllocMakeUnique_mean", 1), ("BM_AllocMakeUnique_median", 1)]
+
 
 def test_one_more_allocation_per_iteration_fails_the_comparison(
         run_tool, tmp_path):
@@ -50,6 +53,7 @@ def test_one_more_allocation_per_iteration_fails_the_comparison(
                  if "BM_AllocMakeUnique" in line and "regress" in line.lower()]
     assert regressed, done.stdout
     assert "allocs_per_iter" in done.stdout
+
 
 def test_the_same_file_against_itself_passes(run_tool):
     done = run_tool("scripts/compare.py", BASE, BASE)
