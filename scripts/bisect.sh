@@ -83,21 +83,9 @@ done
   die_usage "give --good REV, --bad REV and --benchmark REGEX (the cases to count)"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs '$jobs': give a whole number >= 1"
 metric=${metric:-$([[ $simulate == off ]] && echo instructions || echo callgrind/instructions/)}
-ways=0
-[[ -n $cmake_target || -n $binary ]] && ways=$((ways + 1))
-[[ -n $bazel_target ]] && ways=$((ways + 1))
-[[ -n $build_cmd || -n $run_cmd ]] && ways=$((ways + 1))
-((ways <= 1)) || die_usage "give one of --cmake-target/--binary, --bazel-target, or --build-cmd with --run-cmd"
-if [[ -n $build_cmd || -n $run_cmd ]]; then
-  [[ -n $build_cmd && -n $run_cmd ]] || die_usage "--build-cmd and --run-cmd go together (how to build, and how to run the binary)"
-elif [[ -n $bazel_target ]]; then
-  [[ $bazel_target =~ ^//([A-Za-z0-9_./-]*):([A-Za-z0-9_.+-]+)$ ]] ||
-    die_usage "--bazel-target '$bazel_target': give a label of the form //package:target"
-  bazel_binary="bazel-bin/${BASH_REMATCH[1]}/${BASH_REMATCH[2]}"
-else
-  cmake_target=${cmake_target:-benches_all}
-  binary=${binary:-benches/all}
-fi
+# shellcheck source=scripts/ci_build.sh
+source "$script_dir/ci_build.sh"
+check_build_way
 
 repo=$(git rev-parse --show-toplevel 2>/dev/null) ||
   die_usage "$(pwd) is not inside a git checkout; run this from your project's checkout"
@@ -111,8 +99,6 @@ fi
 
 # spawn DIR COMMAND ARGS...: COMMAND run in DIR ("" for here).
 spawn() { ([[ -z $1 ]] || cd "$1" || exit 125; shift; exec "$@"); }
-# shellcheck source=scripts/ci_build.sh
-source "$script_dir/ci_build.sh"
 
 # run_counts SIDE FILE: the side's matching cases run once into FILE.
 run_counts() {

@@ -5,7 +5,29 @@
 # ci_compare.sh unchanged. The sourcing script defines what these use:
 # spawn, die_step (a failed step), and $repo, $trees, $out, $jobs,
 # $simulate, $build_cmd, $bazel_target, $cmake_target, $cmake_args.
-# shellcheck shell=bash disable=SC2154  # the sourcing script's variables
+# shellcheck shell=bash disable=SC2154,SC2034  # the sourcing script's variables, and those set for it
+
+# The build options (--cmake-target/--binary, --bazel-target, --build-cmd
+# with --run-cmd) checked before any work: one way at most, the label's
+# form; sets bazel_binary, or the CMake defaults (benches_all, benches/all).
+# The sourcing script defines die_usage (exit 2).
+check_build_way() {
+  local ways=0
+  [[ -n $cmake_target || -n $binary ]] && ways=$((ways + 1))
+  [[ -n $bazel_target ]] && ways=$((ways + 1))
+  [[ -n $build_cmd || -n $run_cmd ]] && ways=$((ways + 1))
+  ((ways <= 1)) || die_usage "give one of --cmake-target/--binary, --bazel-target, or --build-cmd with --run-cmd"
+  if [[ -n $build_cmd || -n $run_cmd ]]; then
+    [[ -n $build_cmd && -n $run_cmd ]] || die_usage "--build-cmd and --run-cmd go together (how to build, and how to run the binary)"
+  elif [[ -n $bazel_target ]]; then
+    [[ $bazel_target =~ ^//([A-Za-z0-9_./-]*):([A-Za-z0-9_.+-]+)$ ]] ||
+      die_usage "--bazel-target '$bazel_target': give a label of the form //package:target"
+    bazel_binary="bazel-bin/${BASH_REMATCH[1]}/${BASH_REMATCH[2]}"
+  else
+    cmake_target=${cmake_target:-benches_all}
+    binary=${binary:-benches/all}
+  fi
+}
 
 # What to set when configure did not find a package: cmake names it in
 # 'Could not find a package configuration file provided by "X"' (wrapped

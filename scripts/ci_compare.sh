@@ -220,21 +220,9 @@ fi
 if ((${#cmake_args[@]})) && [[ -n $bazel_target || -n $build_cmd || -n $run_cmd ]]; then
   die_usage "--cmake-arg goes with a CMake build (--cmake-target, the default); --bazel-target and --build-cmd do not run cmake: put such options in your build command"
 fi
-ways=0
-[[ -n $cmake_target || -n $binary ]] && ways=$((ways + 1))
-[[ -n $bazel_target ]] && ways=$((ways + 1))
-[[ -n $build_cmd || -n $run_cmd ]] && ways=$((ways + 1))
-((ways <= 1)) || die_usage "give one of --cmake-target/--binary, --bazel-target, or --build-cmd with --run-cmd"
-if [[ -n $build_cmd || -n $run_cmd ]]; then
-  [[ -n $build_cmd && -n $run_cmd ]] || die_usage "--build-cmd and --run-cmd go together (how to build, and how to run the binary)"
-elif [[ -n $bazel_target ]]; then
-  [[ $bazel_target =~ ^//([A-Za-z0-9_./-]*):([A-Za-z0-9_.+-]+)$ ]] ||
-    die_usage "--bazel-target '$bazel_target': give a label of the form //package:target"
-  bazel_binary="bazel-bin/${BASH_REMATCH[1]}/${BASH_REMATCH[2]}"
-else
-  cmake_target=${cmake_target:-benches_all}
-  binary=${binary:-benches/all}
-fi
+# shellcheck source=scripts/ci_build.sh
+source "$script_dir/ci_build.sh"
+check_build_way
 
 repo=$(git rev-parse --show-toplevel 2>/dev/null) ||
   die_usage "$(pwd) is not inside a git checkout; run this from your project's checkout"
@@ -423,10 +411,6 @@ trap 'on_signal INT 2' INT
 trap 'on_signal HUP 1' HUP
 
 
-# cmake_hint, release_flags, may_simulate, extern_access_flag, build and
-# has_hardware_pmu: shared with bisect.sh.
-# shellcheck source=scripts/ci_build.sh
-source "$script_dir/ci_build.sh"
 
 run() {  # side round
   local side=$1 round=$2
