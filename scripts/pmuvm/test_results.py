@@ -80,8 +80,11 @@ class AccuracyCheck:
 
 # Instructions per batch a case's loop entry may differ from the runner's
 # calibration loop by (a register move, an alignment nop: the compiler's
-# layout of the case's own function).
-LOOP_ENTRY_SLACK = 2
+# layout of the case's own function). 3 since the heap-allocation tally's
+# start and stop sit at the loop's ends (framework/runner/alloc): measured
+# in the PMU VM, 2 / 1 / 1 / 3 per batch for the four accuracy kernels (0 to
+# 1 before); the per-iteration counts stay exact to 0.00003.
+LOOP_ENTRY_SLACK = 3
 
 
 def check_accuracy(report: dict, counter: str = "instructions",

@@ -340,17 +340,17 @@ def test_accuracy_check_holds_the_batch_to_the_loop_entry_slack():
         {"name": "BM_AccuracyJumps", "run_type": "iteration", "iterations": 1000,
          "instructions": 102.002, "expected_instructions": 102},
         {"name": "BM_AccuracyEmptyLoop", "run_type": "iteration", "iterations": 1000,
-         "instructions": 2.003, "expected_instructions": 2},
+         "instructions": 2.004, "expected_instructions": 2},
         {"name": "BM_AccuracyAdds", "run_type": "iteration", "iterations": 0,
          "instructions": 2.0, "expected_instructions": 2},
         {"name": "BM_Other", "run_type": "iteration", "instructions": 5.0},
         {"name": "BM_AccuracyNops_mean", "run_type": "aggregate",
          "instructions": 1.0, "expected_instructions": 102}]}
     check = test_results.check_accuracy(report)
-    # 0 and 2 instructions per batch pass; 3 per batch, and a run without
+    # 0 and 2 instructions per batch pass; 4 per batch, and a run without
     # iterations, fail.
     assert check.counts == Counts(passed=2, failed=2)
-    assert "(3 per batch of 1000)" in check.lines[2]
+    assert "(4 per batch of 1000)" in check.lines[2]
     assert test_results.check_accuracy({"benchmarks": []}).counts.failed == 1
 
 
