@@ -83,18 +83,23 @@ def remote_branch(remote: str, branch: str) -> str | None:
     raise BranchError(f"git ls-remote {redacted(remote)} {ref} answered no commit")
 
 
-def history_size(db: str) -> tuple[int, int]:
-    """(runs, values) of the SQLite history `db`, opened read-only."""
+def _query(db: str, sql: str, params: tuple = ()) -> list[tuple]:
+    """The rows of one query of the SQLite history `db`, opened read-only;
+    BranchError naming the file when it is not one."""
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         try:
-            runs = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
-            values = conn.execute("SELECT count(*) FROM samples").fetchone()[0]
+            return conn.execute(sql, params).fetchall()
         finally:
             conn.close()
     except sqlite3.Error as e:
-        raise BranchError(f"{db}: cannot read it as a history database ({e}); "
-                          "nothing was stored") from None
+        raise BranchError(f"{db}: cannot read it as a history database ({e})") from None
+
+
+def history_size(db: str) -> tuple[int, int]:
+    """(runs, values) of the SQLite history `db`."""
+    (runs, values), = _query(db, "SELECT (SELECT count(*) FROM runs), "
+                                 "(SELECT count(*) FROM samples)")
     return runs, values
 
 
@@ -230,15 +235,7 @@ def store(remote: str, branch: str, db: str, fetched: Fetched, message: str,
 
 def recorded_commits(db: str, branch: str) -> list[str]:
     """The commits of `branch` that have a run in the history `db`."""
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        try:
-            rows = conn.execute("SELECT DISTINCT commit_sha FROM runs WHERE branch = ?",
-                                (branch,)).fetchall()
-        finally:
-            conn.close()
-    except sqlite3.Error as e:
-        raise BranchError(f"{db}: cannot read it as a history database ({e})") from None
+    rows = _query(db, "SELECT DISTINCT commit_sha FROM runs WHERE branch = ?", (branch,))
     return [sha for (sha,) in rows if sha]
 
 
