@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 import re
 
-from pmubench.base import terminal
+# Names reach every terminal line through base/terminal.py's one rule.
+from pmubench.base.terminal import printable  # noqa: F401 - the renderers use it from here
 from pmubench.verdicts import comparison, stats
 
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -157,14 +158,6 @@ def direction(higher_is_better: bool) -> str:
 def names(items: list[str], limit: int = 12) -> str:
     shown = ", ".join(items[:limit])
     return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
-
-
-def printable(text: str) -> str:
-    """text with every control character shown as \\xNN (\\uNNNN above
-    0xff): a name can neither end a line nor move the cursor, so no
-    forged name prints a line of its own ('Result: PASS'). The one rule of
-    every tool's terminal output: pmubench.base.terminal."""
-    return terminal.printable(text)
 
 
 # Markdown's inline punctuation (CommonMark 0.30, section 2.4) that could
