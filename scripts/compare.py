@@ -19,6 +19,7 @@ The logic lives in scripts/pmubench/ (verdicts/, render/).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 
@@ -265,4 +266,9 @@ def _write(args: argparse.Namespace, result: comparison.Comparison,
 
 
 if __name__ == "__main__":
+    # A large suite is millions of objects that live until the process
+    # ends and hold no cycles to collect: the cyclic collector would walk
+    # them again and again (half of compare's time on 180,000 runs a
+    # file, scripts/dev/compare_timing.py).
+    gc.disable()
     sys.exit(front.run("compare.py", main, "the two input files"))

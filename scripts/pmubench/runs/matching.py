@@ -53,18 +53,37 @@ class BenchmarkRuns:
     iterations: list[benchjson.Run] = field(default_factory=list)
     aggregates: dict[str, benchjson.Run] = field(default_factory=dict)
     error: str = ""
+    # Each metric's values over the iterations, in order, and the metric
+    # names: made on first use, once the runs are grouped (a large suite
+    # asks for every metric of every benchmark).
+    _columns: dict[str, list[float]] | None = field(default=None, repr=False,
+                                                    compare=False)
+    _names: list[str] | None = field(default=None, repr=False, compare=False)
 
     def metric_names(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for run in self.iterations + list(self.aggregates.values()):
-            if run.aggregate_name in ("stddev", "cv"):
-                continue
-            for metric in run.metrics:
-                seen.setdefault(metric, None)
-        return list(seen)
+        if self._names is None:
+            seen: dict[str, None] = {}
+            for run in self.iterations + list(self.aggregates.values()):
+                if run.aggregate_name in ("stddev", "cv"):
+                    continue
+                seen.update(dict.fromkeys(run.metrics))
+            self._names = list(seen)
+        return list(self._names)
+
+    def _values(self, metric: str) -> list[float]:
+        if self._columns is None:
+            self._columns = {}
+            for run in self.iterations:
+                for name, value in run.metrics.items():
+                    column = self._columns.get(name)
+                    if column is None:
+                        self._columns[name] = [value]
+                    else:
+                        column.append(value)
+        return list(self._columns.get(metric, ()))
 
     def sample(self, metric: str) -> Sample | None:
-        values = [r.metrics[metric] for r in self.iterations if metric in r.metrics]
+        values = self._values(metric)
         if len(values) > 1:
             return Sample(values, REPETITIONS)
         for agg, source in (("median", MEDIAN_AGGREGATE), ("mean", MEAN_AGGREGATE)):
@@ -164,11 +183,14 @@ def pair(baseline: benchjson.BenchFile, contender: benchjson.BenchFile) -> Pairi
     metrics_b: dict[str, list[str]] = {}
     metrics_c: dict[str, list[str]] = {}
     for b, c in common:
-        mb, mc = set(b.metric_names()), set(c.metric_names())
-        for metric in b.metric_names():
+        names_b, names_c = b.metric_names(), c.metric_names()
+        if names_b == names_c:
+            continue      # the common case: nothing only one side has
+        mb, mc = set(names_b), set(names_c)
+        for metric in names_b:
             if metric not in mc:
                 metrics_b.setdefault(metric, []).append(b.name)
-        for metric in c.metric_names():
+        for metric in names_c:
             if metric not in mb:
                 metrics_c.setdefault(metric, []).append(c.name)
     return Pairing(common, list(only_base), list(only_cont), failed,

@@ -407,16 +407,17 @@ def _stage_rows(pairing: matching.Pairing, metrics: list[str],
     the row, baseline sample, contender sample)."""
     staged: list[tuple[str, str, str, Side, Side, thresholds.Threshold, bool]] = []
     pending: list[tuple[int, list[float], list[float]]] = []
+    layout = [_layout_sensitive(b, c) for b, c in pairing.common]
     for metric in metrics:
         by_layout = {flag: thresholds.resolve(metric, overrides, backend, flag)
                      for flag in (False, True)}
         higher = benchjson.is_higher_better(metric)
         time_metric = metric in benchjson.TIME_METRICS
-        for b_runs, c_runs in pairing.common:
+        for (b_runs, c_runs), sensitive in zip(pairing.common, layout):
             b_sample, c_sample = b_runs.sample(metric), c_runs.sample(metric)
             if b_sample is None or c_sample is None:
                 continue
-            threshold = by_layout[_layout_sensitive(b_runs, c_runs)]
+            threshold = by_layout[sensitive]
             b, c = _side(b_sample, b_rounds), _side(c_sample, c_rounds)
             samples = test_samples(b, c, threshold)
             if samples is not None:

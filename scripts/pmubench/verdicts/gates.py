@@ -32,6 +32,7 @@ import difflib
 import fnmatch
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pmubench.runs import benchjson
 from pmubench.runs import matching
@@ -48,6 +49,7 @@ ENABLE_COUNTS = ("count instructions to gate code changes exactly "
                  "is no PMU)")
 
 
+@lru_cache(maxsize=1024)
 def is_declared(metric: str) -> bool:
     base = benchjson.base_name(metric)
     return any(fnmatch.fnmatchcase(base, p) for p in DECLARED_PATTERNS)
