@@ -51,3 +51,32 @@ def test_the_cases_reach_every_mode_verdict_and_section():
 def test_the_generated_pair_is_the_same_every_time():
     assert golden.generated_pair(True) == golden.generated_pair(True)
     assert golden.generated_pair(True) != golden.generated_pair(False)
+
+
+def test_json_rows_are_what_the_json_encoder_writes_for_odd_values():
+    """compare_json writes each row itself; for values the pinned cases
+    may not hold (an infinite change, -0.0, ints, numpy floats, a work
+    change, no interval) it writes what json's encoder writes for _row."""
+    import dataclasses
+    import numpy as np
+    from pmubench.render import compare_json
+    from pmubench.verdicts import comparison as cmp
+    from pmubench.verdicts import stats, thresholds, work
+    threshold = thresholds.resolve("instructions", [], "perf_event", False)
+    side = cmp.Side(-0.0, 3, "repetitions", [-0.0, 0.0, 1.5], 1)
+    base = cmp.Row("BM_\u00fc\x1b|x", "instructions", "", side, side, 0.0, None, None,
+                   cmp.U_TEST, threshold, False, cmp.NO_CHANGE)
+    rows = [
+        base,
+        dataclasses.replace(base, change=float("inf"), p_value=np.float64(0.5),
+                            interval=stats.Interval(-0.0, 2.0, np.float64(0.9)),
+                            work=work.WorkChange(("a", "b"))),
+        dataclasses.replace(base, change=float("-inf"), changed_beyond=True,
+                            baseline=cmp.Side(2, 1, "single run", [2], 1)),
+        dataclasses.replace(base, p_value=0.0, contender=cmp.Side(
+            7.25, 4, "repetitions", [7.0, 7.5, 7.25, 8.0], 2)),
+    ]
+    encode = json.JSONEncoder(allow_nan=False).encode
+    text = compare_json._RowText()
+    for row in rows + rows:          # twice: the second from the caches
+        assert text.row(row) == encode(compare_json._row(row))

@@ -87,7 +87,9 @@ def _row(r: cmp.Row) -> dict[str, Any]:
     }
 
 
-def to_dict(c: cmp.Comparison, exit_code: int) -> dict[str, Any]:
+def to_dict(c: cmp.Comparison, exit_code: int, rows: bool = True) -> dict[str, Any]:
+    """The report as a dict (rows=False: without its "rows", which render
+    writes itself)."""
     p = c.pairing
     return {
         "schema": "pmubench-compare/1",
@@ -104,7 +106,7 @@ def to_dict(c: cmp.Comparison, exit_code: int) -> dict[str, Any]:
         "regressed_benchmarks": c.regressed_benchmarks,
         "counts": {v: c.count(v) for v in (cmp.REGRESSION, cmp.IMPROVEMENT,
                                            cmp.NO_CHANGE, cmp.NOT_GATED)},
-        "rows": [_row(r) for r in c.rows],
+        "rows": [_row(r) for r in c.rows] if rows else None,
         "geomeans": [{"metric": g.metric, "change": _finite(g.change),
                       "benchmarks": g.benchmarks} for g in c.geomeans],
         "only_in_baseline": p.only_in_baseline,
@@ -120,20 +122,107 @@ def to_dict(c: cmp.Comparison, exit_code: int) -> dict[str, Any]:
 
 
 _ROWS = "\0rows\0"   # a placeholder no JSON string holds unescaped
+_encode = json.JSONEncoder(allow_nan=False).encode
+_float_text = float.__repr__   # what json's encoder writes for a float
+
+
+_CONSTANTS = {None: "null", True: "true", False: "false"}
+
+
+def _number(x: Any) -> str:
+    """_encode(x) for a number, a bool or None; the common ones directly."""
+    kind = type(x)
+    if (kind is float or isinstance(x, float)) and x - x == 0.0:
+        return _float_text(x)
+    if kind is int:
+        return int.__repr__(x)
+    if x is None or kind is bool:
+        return _CONSTANTS[x]
+    return _encode(x)
+
+
+class _RowText:
+    """Each row as json's encoder writes _row(r), the same bytes, built
+    from its parts: a suite of 180,000 runs a file has hundreds of
+    thousands of rows, whose dicts and their encoding were most of the
+    JSON format's time. A benchmark's or a threshold's part is encoded
+    once and reused by every row that shares it."""
+
+    def __init__(self) -> None:
+        self.strings: dict[str, str] = {}
+        self.thresholds: dict[int, tuple[object, str]] = {}
+        self.numbers: dict[Any, str] = {}
+
+    def string(self, text: str) -> str:
+        done = self.strings.get(text)
+        if done is None:
+            done = self.strings[text] = _encode(text)
+        return done
+
+    def threshold(self, t: Any) -> str:
+        done = self.thresholds.get(id(t))
+        if done is None:
+            text = (f'"threshold_pct": {_number(t.pct)}, "floor": {_number(t.floor)}, '
+                    f'"metric_class": {self.string(t.metric_class)}, '
+                    f'"threshold_source": {self.string(t.source)}, '
+                    f'"deterministic": {_encode(t.deterministic)}, '
+                    f'"simulated": {_encode(t.simulated)}')
+            done = self.thresholds[id(t)] = (t, text)   # t kept: its id stays its own
+        return done[1]
+
+    def side(self, s: cmp.Side) -> str:
+        try:
+            # benchjson.load refused NaN and infinities: a float's repr is
+            # what json writes; anything else goes through _number.
+            texts = list(map(_float_text, s.values))
+        except TypeError:
+            texts = list(map(_number, s.values))
+        try:   # the center of an odd sample is one of its values (not 0: -0.0 == 0.0)
+            center = texts[s.values.index(s.center)] if s.center else _number(s.center)
+        except ValueError:
+            center = _number(s.center)
+        return (f'{{"center": {center}, "n": {_number(s.n)}, '
+                f'"source": {self.string(s.source)}, "values": [{", ".join(texts)}]}}')
+
+    def repeated(self, x: Any) -> str:
+        """_number(x) for a value many rows share (p-values of the exact
+        test, the interval's level)."""
+        if not x:          # None, and 0.0 apart from -0.0 (equal keys)
+            return _number(x)
+        done = self.numbers.get(x)
+        if done is None:
+            done = self.numbers[x] = _number(x)
+        return done
+
+    def row(self, r: cmp.Row) -> str:
+        finite = math.isfinite(r.change)
+        ci = ("null" if r.interval is None else
+              f'{{"low": {_number(r.interval.low)}, "high": {_number(r.interval.high)}, '
+              f'"level": {self.repeated(r.interval.level)}}}')
+        return (
+            f'{{"benchmark": {self.string(r.benchmark)}, "metric": {self.string(r.metric)}, '
+            f'"unit": {self.string(r.unit)}, "higher_is_better": {_number(r.higher_is_better)}, '
+            f'"baseline": {self.side(r.baseline)}, "contender": {self.side(r.contender)}, '
+            f'"change": {_number(_finite(r.change))}, '
+            f'"change_pct": {_number(_finite(r.change * 100.0))}, '
+            f'"change_infinite": {"null" if finite else _encode("+" if r.change > 0 else "-")}, '
+            f'"p_value": {self.repeated(r.p_value)}, "ci": {ci}, "mode": {self.string(r.mode)}, '
+            f'{self.threshold(r.threshold)}, '
+            f'"changed_beyond_threshold": {_number(r.changed_beyond)}, '
+            f'"verdict": {self.string(r.verdict)}, '
+            f'"work_changed": {_encode(r.work.to_json()) if r.work else "null"}}}')
 
 
 def render(c: cmp.Comparison, exit_code: int) -> str:
-    """Indented, with one row a line: the rows go through json's C encoder
-    (indent makes json use its Python one, several times slower on the
-    hundreds of thousands of rows of a large suite)."""
-    report = to_dict(c, exit_code)
-    rows = report["rows"]
+    """Indented, with one row a line (the rows as _RowText writes them:
+    indent makes json use its Python encoder, several times slower)."""
+    report = to_dict(c, exit_code, rows=False)
     report["rows"] = _ROWS
     text = json.dumps(report, indent=2, allow_nan=False)
     placeholder = '\n  "rows": ' + json.dumps(_ROWS)
-    encode = json.JSONEncoder(allow_nan=False).encode
-    listed = ("[\n" + ",\n".join("    " + encode(r) for r in rows)
-              + "\n  ]") if rows else "[]"
+    row_text = _RowText().row
+    listed = ("[\n" + ",\n".join(["    " + row_text(r) for r in c.rows])
+              + "\n  ]") if c.rows else "[]"
     before, sep, after = text.partition(placeholder)
     assert sep, "the rows placeholder is where json.dumps put it"
     return before + '\n  "rows": ' + listed + after + "\n"
