@@ -143,3 +143,24 @@ def test_names_directions_and_units():
     assert not benchjson.is_derived("instructions")
     assert benchjson.to_ns(2.5, "us") == 2500.0
     assert math.isclose(benchjson.to_ns(3, "s"), 3e9)
+
+
+def test_load_gives_what_parse_gives_on_every_fixture(fixture_path):
+    """load checks a file of the common shape in one pass
+    (_parse_common); it must read every file as parse(read_json) does,
+    and take that pass on the suite's own files."""
+    import glob
+    fast = 0
+    for path in sorted(glob.glob(str(fixture_path("compare")) + "/*.json")
+                       + glob.glob(str(fixture_path("allocations")) + "/*.json")
+                       + glob.glob(str(fixture_path("complexity")) + "/*.json")):
+        try:
+            expected = benchjson.parse(benchjson.read_json(path), path)
+        except benchjson.BadInput as e:
+            with pytest.raises(benchjson.BadInput) as raised:
+                benchjson.load(path)
+            assert str(raised.value) == str(e)
+            continue
+        assert benchjson.load(path) == expected, path
+        fast += benchjson._parse_common(benchjson.read_json(path), path) is not None
+    assert fast >= 10

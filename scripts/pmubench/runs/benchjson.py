@@ -422,21 +422,33 @@ def read_json(path: str) -> Any:
     return parse_json_text(text, path)
 
 
-def parse_json_text(text: str, path: str) -> Any:
-    """read_json for text already read from path (named in messages)."""
+def _too_deep(path: str) -> str:
+    return (f"{path}: nested too deeply (arrays or objects more than "
+            f"{MAX_DEPTH} levels deep); not Google Benchmark JSON")
+
+
+def parse_json_text(text: str, path: str, check_depth: bool = True) -> Any:
+    """read_json for text already read from path (named in messages).
+    check_depth=False leaves the depth to the caller (load)."""
     if not text.strip():
         raise BadInput(f"{path}: is empty; was the benchmark run interrupted?")
-    too_deep = (f"{path}: nested too deeply (arrays or objects more than "
-                f"{MAX_DEPTH} levels deep); not Google Benchmark JSON")
+    too_deep = _too_deep(path)
     huge: list[_HugeInt] = []
     try:
-        obj = json.loads(text, parse_int=lambda digits: _parse_int(digits, huge))
+        # Without a parse_int hook (a Python call per integer) unless an
+        # integer is too long for int(): then again with it, to say where.
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError:
+            raise
+        except ValueError:
+            obj = json.loads(text, parse_int=lambda digits: _parse_int(digits, huge))
     except json.JSONDecodeError as e:
         raise BadInput(f"{path}: not valid JSON (line {e.lineno}, column "
                        f"{e.colno}: {e.msg})") from None
     except RecursionError:  # the parser recurses once per level
         raise BadInput(too_deep) from None
-    if _depth_exceeds(obj, MAX_DEPTH):
+    if check_depth and _depth_exceeds(obj, MAX_DEPTH):
         raise BadInput(too_deep)
     if huge:
         where = _find_huge(obj) or "a number"
@@ -523,8 +535,85 @@ def _depth_exceeds(obj: Any, limit: int) -> bool:
 
 
 def load(path: str) -> BenchFile:
-    """Reads and validates one file; raises BadInput naming it."""
-    return parse(read_json(path), path)
+    """Reads and validates one file; raises BadInput naming it. A file
+    whose runs all have the common shape is checked in one pass over them
+    (_parse_common); any other goes through read_json's and parse's
+    checks, which say what is wrong, in the order they always have."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError):
+        return parse(read_json(path), path)     # says why
+    obj = parse_json_text(text, path, check_depth=False)
+    bench = _parse_common(obj, path)
+    if bench is not None:
+        return bench
+    if _depth_exceeds(obj, MAX_DEPTH):
+        raise BadInput(_too_deep(path))
+    return parse(obj, path)
+
+
+def _parse_common(obj: Any, path: str) -> BenchFile | None:
+    """parse(obj, path) for a file of the common shape: nested no deeper
+    than MAX_DEPTH, every run valid (_common_run) and no complexity fit.
+    None for any other file (nothing raised: parse says what is wrong)."""
+    if type(obj) is not dict or type(obj.get("benchmarks")) is not list:
+        return None
+    if not obj["benchmarks"] or any(
+            _depth_exceeds(v, MAX_DEPTH - 1) for k, v in obj.items() if k != "benchmarks"):
+        return None
+    try:
+        context = _check_context(obj.get("context", {}), path)
+        runs = [_common_run(run, path) for run in obj["benchmarks"]]
+    except BadInput:
+        return None
+    if any(run is None for run in runs):
+        return None
+    return BenchFile(path=path, context=context, runs=runs)
+
+
+_INDEXES = (("family_index", "family_index"), ("per_family_instance_index", "instance_index"))
+
+
+def _common_int(value: Any, minimum: int) -> bool:
+    return type(value) is int and minimum <= value < 1 << 53
+
+
+def _common_run(obj: Any, path: str) -> Run | None:
+    """parse_run(obj, ...) for a run of the common shape (strings, ints
+    and floats of their types, no error, no complexity field, nested no
+    deeper than MAX_DEPTH); None for any other run. May raise BadInput
+    from the metrics' checks (_parse_common then hands the file to parse)."""
+    if type(obj) is not dict:
+        return None
+    get = obj.get
+    name, run_type, unit = get("name"), get("run_type"), get("time_unit")
+    aggregate = get("aggregate_name") if run_type == "aggregate" else ""
+    run_name, label = get("run_name", name), get("label", "")
+    iterations = get("iterations", 0)
+    if (type(name) is not str or type(unit) is not str or unit not in TIME_UNITS_NS
+            or run_type not in ("iteration", "aggregate") or type(aggregate) is not str
+            or aggregate in COMPLEXITY_AGGREGATES or get("error_occurred", False) is not False
+            or type(run_name) is not str or type(label) is not str or "complexity_n" in obj
+            or type(iterations) not in (int, float) or not 0 <= iterations < 1e300):
+        return None
+    index, repetitions, threads = (get("repetition_index", -1), get("repetitions", 1),
+                                   get("threads", 1))
+    if not (_common_int(index, -1) and _common_int(repetitions, 1)
+            and _common_int(threads, 1)):
+        return None
+    run = Run(name, run_name, run_type, aggregate, index, repetitions, threads,
+              float(iterations), unit, label=label, raw=obj)
+    for key, attr in _INDEXES:
+        if key in obj:
+            if not _common_int(obj[key], 0):
+                return None
+            setattr(run, attr, obj[key])
+    for key, value in obj.items():
+        if type(value) in (dict, list) and _depth_exceeds(value, MAX_DEPTH - 3):
+            return None
+    run.metrics = _metrics(obj, path, "", aggregate)
+    return run
 
 
 def to_ns(value: float, unit: str) -> float:
