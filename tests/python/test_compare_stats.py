@@ -152,3 +152,17 @@ def test_the_exact_null_distribution_of_a_small_side_against_a_large_one():
                            rtol=0, atol=1e-15)
     cdf = stats._u_null_cdf_small_side(8, 5000)
     assert len(cdf) == 40001 and cdf[-1] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("n, m", [(3, 3), (4, 5), (5, 5), (6, 4)])
+def test_linear_scale_intervals_of_many_rows_are_the_one_row_ones_exactly(n, m):
+    """Rows with a value <= 0 (zero page faults, say) are done at once on
+    the linear scale: the same floats as ratio_interval, None where the
+    baseline median is 0."""
+    rng = np.random.default_rng(n * 10 + m)
+    b = rng.integers(-1, 4, (40, n)).astype(float)
+    c = rng.integers(-1, 5, (40, m)).astype(float)
+    intervals = stats.ratio_interval_many(b, c, 0.05)
+    assert any(i is None for i in intervals) and any(i is not None for i in intervals)
+    for i in range(40):
+        assert intervals[i] == stats.ratio_interval(list(b[i]), list(c[i]), 0.05)

@@ -23,11 +23,12 @@ _RIGHT = (False, True, True, True, False, True, False)
 def _table(cells: list[tuple[str, ...]]) -> list[str]:
     """The cells aligned, each made printable first (its width is what
     the terminal shows)."""
-    cells = [tuple(fmt.printable(c) for c in row) for row in cells]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(_HEADER))]
-    return ["  ".join(c.rjust(w) if right else c.ljust(w)
-                      for c, w, right in zip(row, widths, _RIGHT)).rstrip()
-            for row in cells]
+    cells = [tuple(map(fmt.printable, row)) for row in cells]
+    widths = [max(map(len, column)) for column in zip(*cells)]
+    # One format for every line: rjust/ljust's padding, done in C.
+    line = "  ".join(f"{{{i}:{'>' if right else '<'}{w}}}"
+                     for i, (w, right) in enumerate(zip(widths, _RIGHT)))
+    return [line.format(*row).rstrip() for row in cells]
 
 
 def _out(lines: list[str], paints: list[str | None], color: bool) -> str:

@@ -72,14 +72,7 @@ class BenchmarkRuns:
 
     def _values(self, metric: str) -> list[float]:
         if self._columns is None:
-            self._columns = {}
-            for run in self.iterations:
-                for name, value in run.metrics.items():
-                    column = self._columns.get(name)
-                    if column is None:
-                        self._columns[name] = [value]
-                    else:
-                        column.append(value)
+            self._columns = _columns([run.metrics for run in self.iterations])
         return list(self._columns.get(metric, ()))
 
     def sample(self, metric: str) -> Sample | None:
@@ -95,6 +88,19 @@ class BenchmarkRuns:
         return None
 
 
+def _columns(rows: list[dict[str, float]]) -> dict[str, list[float]]:
+    """Each metric's values over the rows, in row order."""
+    names = list(rows[0]) if rows else []
+    if all(list(row) == names for row in rows):
+        # The common case, every row with the same metrics: in C.
+        return dict(zip(names, map(list, zip(*[row.values() for row in rows]))))
+    columns: dict[str, list[float]] = {}
+    for row in rows:
+        for name, value in row.items():
+            columns.setdefault(name, []).append(value)
+    return columns
+
+
 def group_runs(bench: benchjson.BenchFile,
                registrations: dict[str, list] | None = None
                ) -> dict[str, BenchmarkRuns]:
@@ -103,8 +109,11 @@ def group_runs(bench: benchjson.BenchFile,
     per_family_instance_index), in file order) when there is more than one."""
     groups: dict[str, BenchmarkRuns] = {}
     seen: dict[str, list] = {}
+    keys: dict[str, str] = {}     # run name -> match key: each once
     for run in bench.runs:
-        key = match_key(run.run_name)
+        key = keys.get(run.run_name)
+        if key is None:
+            key = keys[run.run_name] = match_key(run.run_name)
         reg = run.registration
         if reg is not None:
             regs = seen.setdefault(key, [])

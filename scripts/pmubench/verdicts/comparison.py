@@ -321,7 +321,8 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
     (what, done, total) as rows are tested."""
     overrides = overrides or []
     backend = machines.check_backends(baseline, contender)
-    file_metrics = list(dict.fromkeys(baseline.metric_names() + contender.metric_names()))
+    b_names, c_names = baseline.metric_names(), contender.metric_names()
+    file_metrics = list(dict.fromkeys(b_names + c_names))
     gates.check_selectors(overrides, metric_patterns, file_metrics,
                           baseline.path, contender.path)
     pairing = matching.pair(baseline, contender)
@@ -346,7 +347,7 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
     notes = _comparison_notes(baseline, contender, pairing, rows, metrics)
     notes += [n for n in [work.note({r.benchmark: r.work for r in rows if r.work})] if n]
     seen = gates.MetricsSeen(file_metrics, selected_metrics,
-                             _lacking(baseline, contender))
+                             _lacking(baseline.path, b_names, contender.path, c_names))
     reason = gates.inconclusive_reason(rows, seen, alpha,
                                        baseline.path, contender.path) if rows else None
     warnings = (gates.blind_warnings(rows, alpha, baseline.path, contender.path)
@@ -384,11 +385,11 @@ def facts(c: Comparison) -> Comparison:
     return c
 
 
-def _lacking(baseline: benchjson.BenchFile, contender: benchjson.BenchFile
+def _lacking(b_path: str, b_names: list[str], c_path: str, c_names: list[str]
              ) -> dict[str, str]:
     """Each metric only one file has, with the path of the file lacking it."""
-    b, c = set(baseline.metric_names()), set(contender.metric_names())
-    return {**{m: contender.path for m in b - c}, **{m: baseline.path for m in c - b}}
+    b, c = set(b_names), set(c_names)
+    return {**{m: c_path for m in b - c}, **{m: b_path for m in c - b}}
 
 
 def _layout_sensitive(*groups: matching.BenchmarkRuns) -> bool:

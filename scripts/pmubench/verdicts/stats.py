@@ -175,9 +175,28 @@ def ratio_interval_many(baseline: np.ndarray, contender: np.ndarray,
         high = np.expm1(diffs[:, n * m - k])
         for i, lo, hi in zip(np.flatnonzero(positive), low, high):
             out[i] = Interval(float(lo), float(hi), level)
-    for i in np.flatnonzero(~positive):
-        out[i] = ratio_interval(list(b[i]), list(c[i]), alpha)
+    _linear_intervals(b, c, ~positive, k, level, out)
     return out
+
+
+def _linear_intervals(b: np.ndarray, c: np.ndarray, rows: np.ndarray, k: int,
+                      level: float, out: list[Interval | None]) -> None:
+    """ratio_interval's linear scale for the rows selected (a value <= 0
+    on a side), all at once: the differences over |baseline median|, None
+    where that median is 0."""
+    if not rows.any():
+        return
+    n, m = b.shape[1], c.shape[1]
+    lb, lc = b[rows], c[rows]
+    diffs = (lc[:, None, :] - lb[:, :, None]).reshape(len(lb), n * m)
+    diffs.sort(axis=1)
+    # median()'s value: the middle one, or the mean of the two middle ones.
+    ordered = np.sort(lb, axis=1)
+    scale = np.abs(ordered[:, n // 2] if n % 2 else
+                   (ordered[:, n // 2 - 1] + ordered[:, n // 2]) / 2)
+    for i, lo, hi, s in zip(np.flatnonzero(rows), diffs[:, k - 1], diffs[:, n * m - k], scale):
+        if s != 0:
+            out[i] = Interval(float(lo) / float(s), float(hi) / float(s), level)
 
 
 def confidence_label(alpha: float) -> str:
