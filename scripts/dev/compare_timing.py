@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""How long scripts/compare.py takes on a large suite (issue 22, item 13).
+"""How long scripts/compare.py takes on a large suite (issue 22, item 13;
+issue 43, item 2).
 
 Writes two Google Benchmark files of BENCHMARKS x REPS runs each (by default
 36,000 x 5 = 180,000 runs, about 90 MB a file, as the suite on a machine
@@ -12,8 +13,11 @@ asserts nothing about wall-clock time.
     /usr/bin/python3 scripts/dev/compare_timing.py                  # full size
     /usr/bin/python3 scripts/dev/compare_timing.py --benchmarks 3600
     /usr/bin/python3 scripts/dev/compare_timing.py --formats text --timeout 900
-    # another checkout's compare.py on the same files (before/after):
+    # another checkout's compare.py on the same files:
     /usr/bin/python3 scripts/dev/compare_timing.py --compare /tmp/old/scripts/compare.py
+    # before and after: compare.py at a git revision, then this checkout's,
+    # each format in turn, and a table of both (and whether the outputs match):
+    /usr/bin/python3 scripts/dev/compare_timing.py --before 2abdb0e
 
 Each line gives the wall time and the CPU time (user + system) of the
 compare.py process: on a shared machine the wall time follows the load, the
@@ -23,6 +27,7 @@ CPU time much less.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -79,10 +84,15 @@ def main() -> int:
     parser.add_argument("--dir", help="write the files here (default: a temp dir, removed)")
     parser.add_argument("--compare", default=COMPARE, metavar="PATH",
                         help="the compare.py to time (default: this checkout's)")
+    parser.add_argument("--before", metavar="REV",
+                        help="also time scripts/compare.py as it was at git revision REV "
+                             "(each format before, then after) and print a table of "
+                             "both, with whether their outputs are the same bytes")
     parser.add_argument("--reuse", action="store_true",
                         help="keep base.json and head.json already in --dir")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="pmubench-timing-") as tmp:
+        before = _checkout(args.before, tmp) if args.before else None
         where = args.dir or tmp
         os.makedirs(where, exist_ok=True)
         base, head = os.path.join(where, "base.json"), os.path.join(where, "head.json")
@@ -94,29 +104,58 @@ def main() -> int:
         print(f"files: {args.benchmarks} benchmarks x {args.reps} repetitions = "
               f"{args.benchmarks * args.reps} runs a file, {size:.1f} MB each; "
               f"written in {time.monotonic() - start:.1f} s", flush=True)
-        print(f"timing {args.compare}; load average {os.getloadavg()[0]:.2f}", flush=True)
-        extra = ["--allow-inconclusive"] if _knows_allow_inconclusive(args.compare) else []
+        table = []
         for fmt in args.formats.split(","):
-            start = time.monotonic()
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            try:
-                proc = subprocess.run(
-                    ["/usr/bin/python3", args.compare, base, head, "--format", fmt, *extra],
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                    timeout=args.timeout)
-            except subprocess.TimeoutExpired:
-                print(f"compare.py --format {fmt}: did not finish in "
-                      f"{args.timeout:.0f} s", flush=True)
-                continue
-            elapsed = time.monotonic() - start
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            print(f"compare.py --format {fmt}: {elapsed:.1f} s wall, {cpu:.1f} s CPU, "
-                  f"exit {proc.returncode}, {len(proc.stdout) / 1e6:.1f} MB of output, "
-                  f"load average now {os.getloadavg()[0]:.2f}", flush=True)
-            if proc.returncode not in (0, 1, 4):
-                print(proc.stderr[-2000:], file=sys.stderr)
+            timed = [_time(c, base, head, fmt, args.timeout)
+                     for c in ([before] if before else []) + [args.compare]]
+            table.append((fmt, timed))
+        if before:
+            _print_table(args.before, table)
     return 0
+
+
+def _checkout(rev: str, tmp: str) -> str:
+    """scripts/ of git revision rev under tmp; the path of its compare.py."""
+    out = os.path.join(tmp, "before")
+    os.makedirs(out)
+    archive = subprocess.run(["git", "-C", ROOT, "archive", rev, "scripts"],
+                             stdout=subprocess.PIPE, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", out], input=archive, check=True)
+    return os.path.join(out, "scripts", "compare.py")
+
+
+def _time(compare: str, base: str, head: str, fmt: str, timeout: float
+          ) -> tuple[float, str] | None:
+    """Runs one compare.py in one format and prints its line: (CPU seconds,
+    sha256 of its output), or None when it did not finish."""
+    extra = ["--allow-inconclusive"] if _knows_allow_inconclusive(compare) else []
+    print(f"timing {compare}; load average {os.getloadavg()[0]:.2f}", flush=True)
+    start = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        proc = subprocess.run(
+            ["/usr/bin/python3", compare, base, head, "--format", fmt, *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        print(f"compare.py --format {fmt}: did not finish in {timeout:.0f} s", flush=True)
+        return None
+    elapsed = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(f"compare.py --format {fmt}: {elapsed:.1f} s wall, {cpu:.1f} s CPU, "
+          f"exit {proc.returncode}, {len(proc.stdout) / 1e6:.1f} MB of output, "
+          f"load average now {os.getloadavg()[0]:.2f}", flush=True)
+    if proc.returncode not in (0, 1, 4):
+        print(proc.stderr.decode(errors="replace")[-2000:], file=sys.stderr)
+    return cpu, hashlib.sha256(proc.stdout + f"exit {proc.returncode}".encode()).hexdigest()
+
+
+def _print_table(rev: str, table: list) -> None:
+    print(f"\n| format | CPU s at {rev} | CPU s now | same output and exit |\n|---|---|---|---|")
+    for fmt, (old, new) in table:
+        cells = [f"{t[0]:.1f}" if t else "did not finish" for t in (old, new)]
+        same = "yes" if old and new and old[1] == new[1] else "NO"
+        print(f"| {fmt} | {cells[0]} | {cells[1]} | {same} |")
 
 
 def _knows_allow_inconclusive(compare: str) -> bool:
