@@ -22,6 +22,7 @@ event ("instructions", "msr/tsc/"), and its derived metrics ("IPC",
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -116,10 +117,7 @@ class BenchFile:
 
     def metric_names(self) -> list[str]:
         """Every metric of any run, time first, then in first-seen order."""
-        seen: dict[str, None] = {}
-        for run in self.runs:
-            for name in run.metrics:
-                seen.setdefault(name, None)
+        seen = dict.fromkeys(itertools.chain.from_iterable(run.metrics for run in self.runs))
         ordered = [m for m in TIME_METRICS if m in seen]
         return ordered + [m for m in seen if m not in TIME_METRICS]
 
