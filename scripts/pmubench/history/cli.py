@@ -92,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     _db(p)
     _detector(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.add_argument("--repo", metavar="DIR",
+                   help="the git checkout whose log gives the commits' subjects on the "
+                        "charts (default: the current directory, when it is one)")
     p = verbs.add_parser("ack", help="mark a change point as expected")
     _db(p)
     _detector(p)  # the change points the commit must be one of
@@ -292,9 +295,13 @@ def cmd_exclude(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from pmubench.history import report  # matplotlib is not needed elsewhere
+    from pmubench.history import commits, report  # matplotlib is not needed elsewhere
+    if args.repo is not None and not commits.is_checkout(args.repo):
+        raise UsageError(f"--repo {args.repo}: not a git checkout; give the directory of "
+                         "the repository the history measured, or leave --repo out")
     engine = store.open_store(args.db)
-    pages = report.write_report(engine, args.branch, params_of(args), args.output)
+    pages = report.write_report(engine, args.branch, params_of(args), args.output,
+                                args.repo or ".")
     say_text(output.reported(args.output, pages))
     return 0
 
