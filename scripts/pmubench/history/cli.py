@@ -105,6 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", type=int, help="the run id (detect --format json, report)")
     p.add_argument("--commit", help="every run at this commit")
     p.add_argument("--reason", required=True)
+    p = verbs.add_parser("compact", help="reduce the repetitions of old commits to their "
+                                         "median (the size plan: docs/history.md)")
+    _db(p)
+    p.add_argument("--keep-commits", type=int, required=True, metavar="N",
+                   help="the newest N commits of each branch keep every repetition; runs "
+                        "at older commits keep their median per series")
     p = verbs.add_parser("upgrade", help="bring a database to this tool's schema version")
     _db(p)
     return parser
@@ -117,6 +123,9 @@ def check_args(args: argparse.Namespace) -> None:
         raise UsageError(f"--max-pvalue {args.max_pvalue}: must be between 0 and 1")
     if args.verb == "judge" and not 0 < args.alpha < 1:
         raise UsageError(f"--alpha {args.alpha}: must be between 0 and 1")
+    if args.verb == "compact" and args.keep_commits < 0:
+        raise UsageError(f"--keep-commits {args.keep_commits}: must be 0 or more (the newest "
+                         "commits that keep every repetition)")
     if args.verb == "exclude" and (args.run is None) == (args.commit is None):
         raise UsageError("exclude: give exactly one of --run ID and --commit SHA")
     if getattr(args, "run", None) is not None and not 0 < args.run <= MAX_RUN_ID:
@@ -306,6 +315,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compact(args: argparse.Namespace) -> int:
+    from pmubench.history import compact
+    engine = store.open_store(args.db)
+    size = store_size(args.db)
+    done = compact.compact(engine, args.keep_commits)
+    say_text(output.compacted(done, store.shown(args.db), size, store_size(args.db)))
+    return 0
+
+
+def store_size(db: str) -> int | None:
+    """The SQLite file's bytes (None for a server)."""
+    return None if store.is_server(db) else os.path.getsize(db)
+
+
 def cmd_upgrade(args: argparse.Namespace) -> int:
     start, end = store.upgrade(args.db)
     say_text(output.upgraded(store.shown(args.db), start, end))
@@ -314,7 +337,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
 
 COMMANDS = {"ingest": cmd_ingest, "detect": cmd_detect, "judge": cmd_judge,
             "report": cmd_report, "ack": cmd_ack, "exclude": cmd_exclude,
-            "upgrade": cmd_upgrade}
+            "compact": cmd_compact, "upgrade": cmd_upgrade}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,162 @@
+"""history.py compact on real SQLite files: runs older than the newest N
+commits keep their median per series; detect finds the same change
+points and judge gives the same rows after it; an exact count that
+wobbles stays noisy; a second compaction changes nothing and says so; the
+file shrinks; bad input changes nothing; a compaction killed mid-way
+leaves the history as it was."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import signal
+import sqlite3
+import subprocess
+import time
+
+from pmubench.history import synthetic
+from conftest import PYTHON
+from test_history_sqlite import HISTORY, history, _wait_for
+
+T0 = 1.7e9
+COMMITS, KEEP, REPS = 30, 10, 5
+
+
+def _sha(i: int) -> str:
+    return hashlib.sha1(f"compact{i}".encode()).hexdigest()
+
+
+def _values(i: int) -> dict:
+    """BM_A: an exact count stepping at 8 and 20 (+1 at 20), a time
+    stepping +30% at 12; BM_W: an instruction count that wobbles between
+    repetitions (a PMU's), so its series is a noisy one."""
+    wobble = [(i * 7 + r * 3) % 5 * 0.01 for r in range(REPS)]
+    count = 1000.0 + (100 if i >= 8 else 0) + (1 if i >= 20 else 0)
+    return {"BM_A": {"instructions": [count] * REPS,
+                     "real_time": [(13.0 if i >= 12 else 10.0) + w for w in wobble]},
+            "BM_W": {"instructions": [5000.0 + 40 * w + (300 if i >= 15 else 0)
+                                      for w in wobble]}}
+
+
+def _history(tmp_path) -> str:
+    db = str(tmp_path / "h.db")
+    for i in range(COMMITS):
+        path = synthetic.write(str(tmp_path / f"{i}.json"), synthetic.run(
+            T0 + 3600 * i, _values(i), backend="perf_event"))
+        done = history("ingest", "--db", db, "--commit", _sha(i), "--branch", "main", path)
+        assert done.returncode == 0, done.stderr
+    return db
+
+
+def _points(db: str) -> tuple[list, int]:
+    done = history("detect", "--db", db, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    return ([(p["benchmark"], p["metric"], p["commit"], p["kind"], p["before"], p["after"],
+              p["p_value"]) for p in doc["change_points"]], doc["recomputed"])
+
+
+def _per_run(db: str) -> dict:
+    """(commit index, benchmark, metric) -> how many values it keeps."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "select r.commit_sha, s.benchmark, s.metric, count(*) from samples v "
+            "join runs r on r.id = v.run_id join series s on s.id = v.series_id "
+            "group by r.id, s.id").fetchall()
+    index = {_sha(i): i for i in range(COMMITS)}
+    return {(index[c], b, m): n for c, b, m, n in rows}
+
+
+def _judged(db: str, tmp_path) -> list:
+    head = synthetic.run(T0 + 3600 * COMMITS, _values(COMMITS - 1), backend="perf_event")
+    path = synthetic.write(str(tmp_path / "head.json"), head)
+    done = history("judge", "--db", db, "--format", "json", path)
+    return [done.returncode, json.loads(done.stdout)["rows"]]
+
+
+def test_compaction_keeps_what_detect_and_judge_see(tmp_path):
+    db = _history(tmp_path)
+    before, _ = _points(db)
+    judged = _judged(db, tmp_path)
+    # both steps of the exact count, the time's, and BM_W's as a noisy series (a p-value)
+    assert [(p[2], p[6] is None) for p in before if p[:2] == ("BM_A", "instructions")] == [
+        (_sha(20), True), (_sha(8), True)]
+    assert [(p[2], p[6] is None) for p in before if p[0] == "BM_W"] == [(_sha(15), False)]
+    size = (tmp_path / "h.db").stat().st_size
+    done = history("compact", "--db", db, "--keep-commits", KEEP)
+    assert done.returncode == 0, done.stderr
+    old = COMMITS - KEEP
+    assert f"compacted {old} runs at {old} commits older than the newest {KEEP}" in done.stdout
+    assert f"({old} on main)" in done.stdout
+    kept = _per_run(db)
+    for i in range(COMMITS):
+        # the newest KEEP commits keep every repetition; an older exact
+        # count one value, an older time its median, the wobbling count
+        # its smallest, median and largest
+        assert kept[(i, "BM_A", "instructions")] == (REPS if i >= old else 1)
+        assert kept[(i, "BM_A", "real_time")] == (REPS if i >= old else 1)
+        assert kept[(i, "BM_W", "instructions")] == (REPS if i >= old else 3)
+    # 6 series (each benchmark's cpu_time and real_time too) of REPS
+    # values a commit; an old run keeps 1 of each but BM_W's count's 3
+    total = 6 * REPS * COMMITS
+    after_values = total - old * (5 * (REPS - 1) + (REPS - 3))
+    assert f"values {total:,} -> {after_values:,}" in done.stdout
+    assert (tmp_path / "h.db").stat().st_size < size
+    after, recomputed = _points(db)
+    assert after == before and recomputed == 6
+    assert _judged(db, tmp_path) == judged
+
+
+def test_a_second_compaction_changes_nothing_and_says_so(tmp_path):
+    db = _history(tmp_path)
+    assert history("compact", "--db", db, "--keep-commits", KEEP).returncode == 0
+    digest = hashlib.sha256((tmp_path / "h.db").read_bytes()).hexdigest()
+    again = history("compact", "--db", db, "--keep-commits", KEEP)
+    assert again.returncode == 0, again.stderr
+    assert "nothing to compact" in again.stdout
+    assert hashlib.sha256((tmp_path / "h.db").read_bytes()).hexdigest() == digest
+    # a smaller N compacts the next commits only
+    fewer = history("compact", "--db", db, "--keep-commits", KEEP - 4)
+    assert "compacted 4 runs at 4 commits" in fewer.stdout
+
+
+def test_bad_keep_commits_changes_nothing(tmp_path):
+    db = _history(tmp_path)
+    digest = hashlib.sha256((tmp_path / "h.db").read_bytes()).hexdigest()
+    done = history("compact", "--db", db, "--keep-commits", "-1")
+    assert done.returncode == 2 and "--keep-commits -1: must be 0 or more" in done.stderr
+    missing = history("compact", "--db", str(tmp_path / "none.db"), "--keep-commits", "3")
+    assert missing.returncode == 2 and not (tmp_path / "none.db").exists()
+    assert hashlib.sha256((tmp_path / "h.db").read_bytes()).hexdigest() == digest
+
+
+def test_killed_compaction_leaves_the_history_as_it_was(tmp_path):
+    """SIGKILL while the compaction's transaction writes (its rollback
+    journal exists): the history holds every value, or the compacted ones."""
+    db = str(tmp_path / "h.db")
+    big = {f"BM_{b}": {"real_time": [1.0 + r for r in range(20)]} for b in range(1500)}
+    for i in range(3):
+        path = synthetic.write(str(tmp_path / f"big{i}.json"),
+                               synthetic.run(T0 + 3600 * i, big, backend="perf_event"))
+        assert history("ingest", "--db", db, "--commit", _sha(i), "--branch", "main",
+                       path).returncode == 0
+    full, compacted = 3 * 1500 * 40, 1500 * 40 + 2 * 1500 * 2
+    killed_mid_write = 0
+    for extra in (0.0, 0.05, 0.3):
+        proc = subprocess.Popen([PYTHON, HISTORY, "compact", "--db", db, "--keep-commits", "1"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if _wait_for(db + "-journal", proc):
+            time.sleep(extra)
+            killed_mid_write += proc.poll() is None
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        with sqlite3.connect(db) as conn:
+            values = conn.execute("select count(*) from samples").fetchone()[0]
+        assert values in (full, compacted)
+        if values == compacted:
+            break
+    assert killed_mid_write >= 1
+    done = history("compact", "--db", db, "--keep-commits", "1")
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select count(*) from samples").fetchone() == (compacted,)
