@@ -3,7 +3,8 @@ commits keep their median per series; detect finds the same change
 points and judge gives the same rows after it; an exact count that
 wobbles stays noisy; a second compaction changes nothing and says so; the
 file shrinks; bad input changes nothing; a compaction killed mid-way
-leaves the history as it was."""
+leaves the history as it was; the CI recipe's store says how many fewer
+values a compacted history keeps."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import time
 from pmubench.history import synthetic
 from conftest import PYTHON
 from test_history_sqlite import HISTORY, history, _wait_for
+from test_history_branch import ingest as branch_ingest, place, record, runs_on_branch  # noqa: F401
+from test_history_branch import tool as branch_tool
 
 T0 = 1.7e9
 COMMITS, KEEP, REPS = 30, 10, 5
@@ -102,9 +105,29 @@ def test_compaction_keeps_what_detect_and_judge_see(tmp_path):
     after_values = total - old * (5 * (REPS - 1) + (REPS - 3))
     assert f"values {total:,} -> {after_values:,}" in done.stdout
     assert (tmp_path / "h.db").stat().st_size < size
-    after, recomputed = _points(db)
-    assert after == before and recomputed == 6
+    # every reduced commit has one run: no point moved, the cache stands
+    assert "detect recomputes" not in done.stdout
+    assert _points(db) == (before, 0)
+    # and detection from scratch on the compacted values finds the same
+    with sqlite3.connect(db) as conn:
+        conn.execute("delete from detect_cache")
+        conn.execute("delete from detected_runs")
+    assert _points(db) == (before, 6)
     assert _judged(db, tmp_path) == judged
+
+
+def test_a_commit_of_several_runs_makes_detect_recompute(tmp_path):
+    db = _history(tmp_path)
+    again = synthetic.write(str(tmp_path / "again.json"), synthetic.run(
+        T0 + 3600 * 2 + 60, _values(2), backend="perf_event"))
+    assert history("ingest", "--db", db, "--commit", _sha(2), "--branch", "main",
+                   again).returncode == 0
+    before, _ = _points(db)
+    done = history("compact", "--db", db, "--keep-commits", KEEP)
+    assert f"compacted {COMMITS - KEEP + 1} runs at {COMMITS - KEEP} commits" in done.stdout
+    assert "detect recomputes every series" in done.stdout
+    # the second run of commit 2 holds the same values: its medians stand
+    assert _points(db) == (before, 6)
 
 
 def test_a_second_compaction_changes_nothing_and_says_so(tmp_path):
@@ -160,3 +183,24 @@ def test_killed_compaction_leaves_the_history_as_it_was(tmp_path):
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*) from samples").fetchone() == (compacted,)
+
+
+def test_the_branch_store_says_a_compacted_history_has_fewer_values(place):
+    for i in range(4):
+        assert record(place, i).returncode == 0
+    job = place["tmp"] / "compacting"
+    job.mkdir()
+    db = job / "history.db"
+    assert branch_tool("fetch", "--remote", place["remote"], "--db", str(db),
+                       cwd=place["work"]).returncode == 0
+    branch_ingest(place, db, 4)
+    done = history("compact", "--db", db, "--keep-commits", 2)
+    assert "compacted 3 runs at 3 commits" in done.stdout, done.stdout + done.stderr
+    stored = branch_tool("store", "--remote", place["remote"], "--db", str(db), "-m", "x",
+                         cwd=place["work"])
+    assert stored.returncode == 0, stored.stderr
+    # fetched: 4 runs x 3 series (the count, real_time, cpu_time) x 3
+    # repetitions = 36 values; one run more (45), 3 runs reduced to one
+    # value a series (-18): 27
+    assert "keeps every run but 9 fewer values than the one it replaces" in stored.stdout
+    assert "stored 5 runs" in stored.stdout and runs_on_branch(place) == 5

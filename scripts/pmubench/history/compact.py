@@ -20,10 +20,13 @@ What it keeps, so that detect and judge see what they saw before:
 
 It is one transaction (a killed compaction leaves the history as it was)
 and idempotent: a run already reduced has nothing left to reduce, so a
-second compaction with the same N changes nothing and says so. The
-cached detections are marked stale (detect recomputes them: a commit of
-several runs may have moved). On SQLite the file is then rebuilt
-(VACUUM) so that it shrinks; PostgreSQL reuses the freed space.
+second compaction with the same N changes nothing and says so. Where a
+reduced run shares its commit with another run the cached detections are
+marked stale (detect recomputes every series: that point's median may have
+moved); where every reduced commit has one run, no point moved and the
+cache stands, so the CI recipe can compact at every push and detect still
+only appends. On SQLite the file is then rebuilt (VACUUM) so that it
+shrinks; PostgreSQL reuses the freed space.
 """
 
 from __future__ import annotations
@@ -46,24 +49,29 @@ class Compacted:
     values_before: int = 0             # all values of the history
     values_after: int = 0
     branches: dict[str, int] = field(default_factory=dict)   # branch -> runs reduced
+    stale: bool = False                # a commit of several runs moved: detect recomputes
 
 
-def old_runs(conn, keep: int) -> list[tuple[int, str, str]]:  # noqa: ANN001
+def old_runs(conn, keep: int) -> tuple[list[tuple[int, str, str]], set]:  # noqa: ANN001
     """(run id, branch, commit) of every run whose commit is not among the
     newest `keep` commits of its branch (a commit's time: its earliest run's,
-    as series.points_of orders them)."""
+    as series.points_of orders them), and the (branch, commit) pairs that
+    have more than one run."""
     r = schema.runs
     rows = conn.execute(select(r.c.id, r.c.branch, r.c.commit_sha, r.c.time)).all()
     first: dict[tuple[str, str], tuple[float, int]] = {}
+    shared = set()
     for rid, branch, commit, t in rows:
         key = (branch, commit)
+        if key in first:
+            shared.add(key)
         first[key] = min(first.get(key, (t, rid)), (t, rid))
     newest: dict[str, list[tuple[tuple[float, int], str]]] = {}
     for (branch, commit), when in first.items():
         newest.setdefault(branch, []).append((when, commit))
     kept = {(b, c) for b, commits in newest.items()
             for _, c in sorted(commits)[max(0, len(commits) - keep):]} if keep else set()
-    return sorted((rid, b, c) for rid, b, c, _ in rows if (b, c) not in kept)
+    return sorted((rid, b, c) for rid, b, c, _ in rows if (b, c) not in kept), shared
 
 
 def reduced(values: list[float], exact: bool) -> list[float]:
@@ -111,7 +119,7 @@ def compact(engine, keep: int) -> Compacted:  # noqa: ANN001
             conn.exec_driver_sql("SELECT pg_advisory_xact_lock(4242002)")
         exact = {sid: k.model.exact for sid, k in all_series(conn).items()}
         done.values_before = _count(conn)
-        old = old_runs(conn, keep)
+        old, shared = old_runs(conn, keep)
         where = {rid: (branch, commit) for rid, branch, commit in old}
         changed: set[int] = set()
         for i in range(0, len(old), CHUNK):
@@ -121,7 +129,8 @@ def compact(engine, keep: int) -> Compacted:  # noqa: ANN001
         done.commits = len({where[rid] for rid in changed})
         for rid in changed:
             done.branches[where[rid][0]] = done.branches.get(where[rid][0], 0) + 1
-        if changed:
+        done.stale = any(where[rid] in shared for rid in changed)
+        if done.stale:
             detect.bump_generation(conn)
     if changed and engine.dialect.name == "sqlite":
         _vacuum(engine)

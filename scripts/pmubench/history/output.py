@@ -187,7 +187,7 @@ def compacted(done, db: str, size_before: int | None,  # noqa: ANN001 - compact.
     older = f"older than the newest {done.keep} of each branch"
     if not done.runs:
         return _shown([f"{PROG}: {db}: nothing to compact: every run at a commit {older} "
-                       f"keeps one value per series already ({done.values_after:,} values)"])
+                       f"is compacted already ({done.values_after:,} values)"])
     where = ", ".join(f"{runs} on {branch}" for branch, runs in sorted(done.branches.items()))
     lines = [f"{PROG}: {db}: compacted {done.runs} runs at {done.commits} commits {older} "
              f"({where}): each run's repetitions reduced to their median per series",
@@ -195,7 +195,9 @@ def compacted(done, db: str, size_before: int | None,  # noqa: ANN001 - compact.
     if size_before is not None and size_after is not None:
         lines.append(f"  file {size_before / 1e6:.2f} MB -> {size_after / 1e6:.2f} MB "
                      f"({size_after / max(done.values_after, 1):.1f} bytes a value)")
-    lines.append("  detect recomputes every series the next time it runs")
+    if done.stale:
+        lines.append("  a compacted commit has several runs, whose median may have moved: "
+                     "detect recomputes every series the next time it runs")
     return _shown(lines)
 
 
