@@ -1,10 +1,10 @@
-"""history.py compact on real SQLite files: runs older than the newest N
-commits keep their median per series; detect finds the same change
-points and judge gives the same rows after it; an exact count that
-wobbles stays noisy; a second compaction changes nothing and says so; the
-file shrinks; bad input changes nothing; a compaction killed mid-way
-leaves the history as it was; the CI recipe's store says how many fewer
-values a compacted history keeps."""
+"""history.py compact on real SQLite files and a private PostgreSQL
+cluster: runs older than the newest N commits keep their median per
+series; detect finds the same change points and judge gives the same rows
+after it; an exact count that wobbles stays noisy; a second compaction
+changes nothing and says so; the file shrinks; bad input changes nothing;
+a compaction killed mid-way leaves the history as it was; the CI recipe's
+store says how many fewer values a compacted history keeps."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from conftest import PYTHON
 from test_history_sqlite import HISTORY, history, _wait_for
 from test_history_branch import ingest as branch_ingest, place, record, runs_on_branch  # noqa: F401
 from test_history_branch import tool as branch_tool
+from test_history_postgres import cluster  # noqa: F401 (a private PostgreSQL cluster)
 
 T0 = 1.7e9
 COMMITS, KEEP, REPS = 30, 10, 5
@@ -41,8 +42,8 @@ def _values(i: int) -> dict:
                                       for w in wobble]}}
 
 
-def _history(tmp_path) -> str:
-    db = str(tmp_path / "h.db")
+def _history(tmp_path, db: str | None = None) -> str:
+    db = db or str(tmp_path / "h.db")
     for i in range(COMMITS):
         path = synthetic.write(str(tmp_path / f"{i}.json"), synthetic.run(
             T0 + 3600 * i, _values(i), backend="perf_event"))
@@ -204,3 +205,14 @@ def test_the_branch_store_says_a_compacted_history_has_fewer_values(place):
     # value a series (-18): 27
     assert "keeps every run but 9 fewer values than the one it replaces" in stored.stdout
     assert "stored 5 runs" in stored.stdout and runs_on_branch(place) == 5
+
+
+def test_compaction_on_postgresql(tmp_path, cluster):  # noqa: F811
+    db = _history(tmp_path, cluster.createdb("compact_test"))
+    before = _points(db)
+    done = history("compact", "--db", db, "--keep-commits", KEEP)
+    assert done.returncode == 0, done.stderr
+    assert f"compacted {COMMITS - KEEP} runs" in done.stdout and "file" not in done.stdout
+    assert _points(db) == (before[0], 0)
+    assert "nothing to compact" in history("compact", "--db", db, "--keep-commits",
+                                           KEEP).stdout
