@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import signal
 import sqlite3
-import subprocess
-import time
 
 from pmubench.history import synthetic
-from conftest import PYTHON
-from test_history_sqlite import HISTORY, history, _wait_for
+from test_history_sqlite import history, kill_mid_write
 from test_history_branch import ingest as branch_ingest, place, record, runs_on_branch  # noqa: F401
 from test_history_branch import tool as branch_tool
 from test_history_postgres import cluster  # noqa: F401 (a private PostgreSQL cluster)
@@ -167,13 +163,8 @@ def test_killed_compaction_leaves_the_history_as_it_was(tmp_path):
     full, compacted = 3 * 1500 * 40, 1500 * 40 + 2 * 1500 * 2
     killed_mid_write = 0
     for extra in (0.0, 0.05, 0.3):
-        proc = subprocess.Popen([PYTHON, HISTORY, "compact", "--db", db, "--keep-commits", "1"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if _wait_for(db + "-journal", proc):
-            time.sleep(extra)
-            killed_mid_write += proc.poll() is None
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        killed_mid_write += kill_mid_write(["compact", "--db", db, "--keep-commits", "1"],
+                                           db, extra)
         with sqlite3.connect(db) as conn:
             values = conn.execute("select count(*) from samples").fetchone()[0]
         assert values in (full, compacted)

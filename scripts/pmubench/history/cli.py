@@ -105,15 +105,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", type=int, help="the run id (detect --format json, report)")
     p.add_argument("--commit", help="every run at this commit")
     p.add_argument("--reason", required=True)
+    _compact_parser(verbs)
+    p = verbs.add_parser("upgrade", help="bring a database to this tool's schema version")
+    _db(p)
+    return parser
+
+
+def _compact_parser(verbs) -> None:  # noqa: ANN001 - argparse's subparsers
     p = verbs.add_parser("compact", help="reduce the repetitions of old commits to their "
                                          "median (the size plan: docs/history.md)")
     _db(p)
     p.add_argument("--keep-commits", type=int, required=True, metavar="N",
                    help="the newest N commits of each branch keep every repetition; runs "
                         "at older commits keep their median per series")
-    p = verbs.add_parser("upgrade", help="bring a database to this tool's schema version")
-    _db(p)
-    return parser
 
 
 def check_args(args: argparse.Namespace) -> None:
