@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import subprocess
 
+from conftest import PYTHON, REPO_ROOT
 from pmubench.history import synthetic
 from test_history_sqlite import history, kill_mid_write
 from test_history_branch import ingest as branch_ingest, place, record, runs_on_branch  # noqa: F401
@@ -207,3 +209,19 @@ def test_compaction_on_postgresql(tmp_path, cluster):  # noqa: F811
     assert _points(db) == (before[0], 0)
     assert "nothing to compact" in history("compact", "--db", db, "--keep-commits",
                                            KEEP).stdout
+
+
+def test_the_size_script_measures_a_compacted_copy_of_each_n():
+    """scripts/dev/history_size.py, small: 3 benchmarks x 4 metrics x 3
+    repetitions x 6 runs = 216 values; keeping 2 commits, 2 runs keep 36
+    values and 4 runs 12; keeping none, 6 runs 12."""
+    done = subprocess.run([PYTHON, "-m", "dev.history_size", "--benchmarks", "3", "--runs", "6",
+                           "--keep", "2"], cwd=REPO_ROOT / "scripts", capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = {line.split(" | ")[0]: line.split(" | ") for line in done.stdout.splitlines()
+            if " | " in line and not line.startswith("keep")}
+    assert [rows[k][1] for k in ("all", "2", "0")] == ["216", "120", "72"], done.stdout
+    # packed bytes per value ingested fall as fewer commits keep every value
+    xz = [float(rows[k][5]) for k in ("all", "2", "0")]
+    assert xz[0] > xz[1] > xz[2] and "216 values ingested" in done.stdout
