@@ -89,18 +89,18 @@ def _change_rows(changes: list[detect.Change], notes: dict, charted: set,
     for group in _grouped(changes):
         first = group[0]
         name = escape(first.key.benchmark)
-        if any(c.key.id in charted for c in group):
-            sid = next(c.key.id for c in group if c.key.id in charted)
+        sid = next((c.key.id for c in group if c.key.id in charted), None)
+        if sid is not None:
             name = f'<a href="#s{sid}">{name}</a>'
         notes_of = [notes.get((c.key.id, c.commit)) for c in group]
-        changes_ = [_pct(c) + (" spike (returned)" if c.kind == "spike" else "") for c in group]
+        moved = [_pct(c) + (" spike (returned)" if c.kind == "spike" else "") for c in group]
         tests = ["exact" if c.p_value is None else f"p {c.p_value:.2g}" for c in group]
         rows.append(
             f'<tr class="change"><td>{_day(first.time)}</td><td>{name}</td>'
             f"<td>{_commit_cell(first.commit, subjects)}</td>"
             f"<td>{_lines([escape(c.key.metric) for c in group])}</td>"
             f'<td class="n">{_lines([escape(_before_after(c)) for c in group])}</td>'
-            f'<td class="n">{_lines(changes_)}</td><td>{_lines(tests)}</td>'
+            f'<td class="n">{_lines(moved)}</td><td>{_lines(tests)}</td>'
             f"<td>{_lines([escape(n) if n is not None else 'no' for n in notes_of])}</td></tr>")
     return rows + ["</table>"]
 
