@@ -6,6 +6,7 @@ judge a run against the history, write a trend report.
     python3 scripts/history.py detect --db DB [--branch main] [--since TIME] [--format text|json]
     python3 scripts/history.py judge  --db DB [--branch main] [--threshold METRIC=PCT ...] HEAD.json
     python3 scripts/history.py report --db DB -o DIR
+    python3 scripts/history.py compact --db DB --keep-commits N
     python3 scripts/history.py ack | exclude | upgrade --db DB ...
 
 --db PATH is a SQLite file; --db postgresql://... a PostgreSQL server.

@@ -51,13 +51,14 @@ window.addEventListener('load', () => {
 </script>"""
 
 
-def _browse(page: str, profile: str) -> dict:
-    """The probe's findings for page (a copy of it with the probe first)."""
+def _browse(page: str, profile: str, probe: str = PROBE) -> dict:
+    """The probe's findings for page (a copy of it with the probe first):
+    a script that writes them as JSON into <pre id="__probe">."""
     with open(page, encoding="utf-8") as f:
         text = f.read()
     probed = os.path.join(os.path.dirname(page), "__probe_" + os.path.basename(page))
     with open(probed, "w", encoding="utf-8") as f:
-        f.write(text.replace("<head>", "<head>" + PROBE, 1))
+        f.write(text.replace("<head>", "<head>" + probe, 1))
     try:
         done = subprocess.run(
             [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",

@@ -226,6 +226,21 @@ def _wait_for(path: str, proc: subprocess.Popen) -> bool:
     return False
 
 
+def kill_mid_write(argv: list[str], db: str, extra: float) -> bool:
+    """Runs history.py argv and SIGKILLs it `extra` seconds after its
+    rollback journal appears (at once when it ends first); whether it was
+    still running then."""
+    proc = subprocess.Popen([PYTHON, HISTORY, *argv], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    running = False
+    if _wait_for(db + "-journal", proc):
+        time.sleep(extra)
+        running = proc.poll() is None
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    return running
+
+
 def test_killed_ingest_leaves_nothing_half_written(tmp_path):
     """SIGKILL while the run's transaction is writing (its rollback
     journal exists): the next reader finds no trace of the run."""
@@ -237,14 +252,8 @@ def test_killed_ingest_leaves_nothing_half_written(tmp_path):
     expected = 1500 * 3 * 20
     killed_mid_write = 0
     for extra in (0.0, 0.05, 0.3):
-        proc = subprocess.Popen([PYTHON, HISTORY, "ingest", "--db", db, "--commit",
-                                 "abcd123", "--branch", "main", path],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if _wait_for(db + "-journal", proc):
-            time.sleep(extra)
-            killed_mid_write += proc.poll() is None
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        killed_mid_write += kill_mid_write(["ingest", "--db", db, "--commit", "abcd123",
+                                            "--branch", "main", path], db, extra)
         with sqlite3.connect(db) as conn:
             runs = conn.execute("select count(*) from runs").fetchone()[0]
             samples = conn.execute("select count(*) from samples").fetchone()[0]

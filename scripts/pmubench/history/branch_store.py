@@ -190,6 +190,9 @@ def _size_problems(db: str, size: int, fetched: Fetched, allow_shrink: bool,
     if runs < fetched.runs:
         notices.append(f"the stored history has {fetched.runs - runs} fewer runs than the "
                        "one it replaces (--allow-shrink)")
+    elif values < fetched.values:  # every run kept: repetitions reduced (history.py compact)
+        notices.append(f"the stored history keeps every run but {fetched.values - values:,} "
+                       "fewer values than the one it replaces (compacted)")
     if size > WARN_FRACTION * max_bytes and runs:
         left = int((max_bytes - size) / (size / runs))
         notices.append(f"{db} packs to {size / 1e6:.1f} MB, {size / max_bytes:.0%} of the branch "

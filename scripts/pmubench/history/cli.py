@@ -92,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     _db(p)
     _detector(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR")
+    p.add_argument("--repo", metavar="DIR",
+                   help="the git checkout whose log gives the commits' subjects on the "
+                        "charts (default: the current directory, when it is one)")
     p = verbs.add_parser("ack", help="mark a change point as expected")
     _db(p)
     _detector(p)  # the change points the commit must be one of
@@ -102,9 +105,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", type=int, help="the run id (detect --format json, report)")
     p.add_argument("--commit", help="every run at this commit")
     p.add_argument("--reason", required=True)
+    _compact_parser(verbs)
     p = verbs.add_parser("upgrade", help="bring a database to this tool's schema version")
     _db(p)
     return parser
+
+
+def _compact_parser(verbs) -> None:  # noqa: ANN001 - argparse's subparsers
+    p = verbs.add_parser("compact", help="reduce the repetitions of old commits to their "
+                                         "median (the size plan: docs/history.md)")
+    _db(p)
+    p.add_argument("--keep-commits", type=int, required=True, metavar="N",
+                   help="the newest N commits of each branch keep every repetition; runs "
+                        "at older commits keep their median per series")
 
 
 def check_args(args: argparse.Namespace) -> None:
@@ -114,6 +127,9 @@ def check_args(args: argparse.Namespace) -> None:
         raise UsageError(f"--max-pvalue {args.max_pvalue}: must be between 0 and 1")
     if args.verb == "judge" and not 0 < args.alpha < 1:
         raise UsageError(f"--alpha {args.alpha}: must be between 0 and 1")
+    if args.verb == "compact" and args.keep_commits < 0:
+        raise UsageError(f"--keep-commits {args.keep_commits}: must be 0 or more (the newest "
+                         "commits that keep every repetition)")
     if args.verb == "exclude" and (args.run is None) == (args.commit is None):
         raise UsageError("exclude: give exactly one of --run ID and --commit SHA")
     if getattr(args, "run", None) is not None and not 0 < args.run <= MAX_RUN_ID:
@@ -292,11 +308,29 @@ def cmd_exclude(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from pmubench.history import report  # matplotlib is not needed elsewhere
+    from pmubench.history import commits, report  # matplotlib is not needed elsewhere
+    if args.repo is not None and not commits.is_checkout(args.repo):
+        raise UsageError(f"--repo {args.repo}: not a git checkout; give the directory of "
+                         "the repository the history measured, or leave --repo out")
     engine = store.open_store(args.db)
-    pages = report.write_report(engine, args.branch, params_of(args), args.output)
+    pages = report.write_report(engine, args.branch, params_of(args), args.output,
+                                args.repo or ".")
     say_text(output.reported(args.output, pages))
     return 0
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    from pmubench.history import compact
+    engine = store.open_store(args.db)
+    size = store_size(args.db)
+    done = compact.compact(engine, args.keep_commits)
+    say_text(output.compacted(done, store.shown(args.db), size, store_size(args.db)))
+    return 0
+
+
+def store_size(db: str) -> int | None:
+    """The SQLite file's bytes (None for a server)."""
+    return None if store.is_server(db) else os.path.getsize(db)
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
@@ -307,7 +341,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
 
 COMMANDS = {"ingest": cmd_ingest, "detect": cmd_detect, "judge": cmd_judge,
             "report": cmd_report, "ack": cmd_ack, "exclude": cmd_exclude,
-            "upgrade": cmd_upgrade}
+            "compact": cmd_compact, "upgrade": cmd_upgrade}
 
 
 def main(argv: list[str] | None = None) -> int:

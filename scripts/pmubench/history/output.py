@@ -180,6 +180,27 @@ def reported(outdir: str, pages: int) -> str:
     return _shown([f"{PROG}: wrote {os.path.join(outdir, 'index.html')} ({pages} machine pages)"])
 
 
+def compacted(done, db: str, size_before: int | None,  # noqa: ANN001 - compact.Compacted
+              size_after: int | None) -> str:
+    """What compact changed: the runs and commits reduced per branch, the
+    values and (SQLite) the file's size before and after."""
+    older = f"older than the newest {done.keep} of each branch"
+    if not done.runs:
+        return _shown([f"{PROG}: {db}: nothing to compact: every run at a commit {older} "
+                       f"is compacted already ({done.values_after:,} values)"])
+    where = ", ".join(f"{runs} on {branch}" for branch, runs in sorted(done.branches.items()))
+    lines = [f"{PROG}: {db}: compacted {done.runs} runs at {done.commits} commits {older} "
+             f"({where}): each run's repetitions reduced to their median per series",
+             f"  values {done.values_before:,} -> {done.values_after:,}"]
+    if size_before is not None and size_after is not None:
+        lines.append(f"  file {size_before / 1e6:.2f} MB -> {size_after / 1e6:.2f} MB "
+                     f"({size_after / max(done.values_after, 1):.1f} bytes a value)")
+    if done.stale:
+        lines.append("  a compacted commit has several runs, whose median may have moved: "
+                     "detect recomputes every series the next time it runs")
+    return _shown(lines)
+
+
 def upgraded(db: str, start: int, end: int) -> str:
     done = f" -> {end}" if end != start else " is current; nothing to do"
     return _shown([f"{PROG}: {db}: schema version {start}{done}"])

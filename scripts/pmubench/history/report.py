@@ -3,7 +3,13 @@ has a page: its open change points newest first, a chart per changed
 series (newest change first, at most MAX_CHARTS of them; the rest are in
 the overview), and every series in a compact overview table with
 sparklines, sorted by its latest change. Self-contained HTML with inline
-SVG; every file is written whole (pmubench.base.atomic)."""
+SVG; every file is written whole (pmubench.base.atomic).
+
+The first screen groups the change points by commit: one row per commit
+and benchmark, each changed metric a line of it (a time change is one row
+for cpu_time and real_time). Charts name commits on the x axis and, with
+a git checkout to read (write_report's repo), give each commit's subject
+on hover (svg.py, commits.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ from pmubench.base import atomic
 from pmubench.report import outdir as outdir_mod
 from pmubench.runs import benchjson
 from pmubench.verdicts import numbers
-from pmubench.history import detect, schema, store, svg
+from pmubench.history import commits, detect, schema, store, svg
 from pmubench.history.series import load_samples, points_of
 
 MAX_CHARTS = 150
@@ -26,7 +32,8 @@ MAX_CHARTS = 150
 STYLE = """body{font-family:sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;font-size:13px}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}.worse{color:#b00}.better{color:#060}
-section{margin:1em 0 2em}h3{font-size:15px;margin:.3em 0}code{font-size:12px}.muted{color:#777}"""
+section{margin:1em 0 2em}h3{font-size:15px;margin:.3em 0}code{font-size:12px}.muted{color:#777}
+td div{white-space:nowrap}"""
 
 
 def _page(title: str, body: list[str]) -> str:
@@ -53,37 +60,70 @@ def _before_after(c: detect.Change) -> str:
     return text + (f" ({numbers.count_text(c.after - c.before, signed=True)})" if exact else "")
 
 
-def _change_rows(changes: list[detect.Change], notes: dict, charted: set) -> list[str]:
-    rows = ["<table><tr><th>when</th><th>benchmark</th><th>metric</th><th>commit</th>"
-            "<th>before → after</th><th>change</th><th>test</th><th>acknowledged</th></tr>"]
+def _grouped(changes: list[detect.Change]) -> list[list[detect.Change]]:
+    """The change points by (commit, benchmark), in the order of each
+    group's newest point: a time change shows once, cpu_time and real_time
+    together, not as two rows."""
+    groups: dict[tuple, list[detect.Change]] = {}
     for c in changes:
-        note = notes.get((c.key.id, c.commit))
-        name = escape(c.key.benchmark)
-        if c.key.id in charted:
-            name = f'<a href="#s{c.key.id}">{name}</a>'
-        p = "exact" if c.p_value is None else f"p {c.p_value:.2g}"
+        groups.setdefault((c.commit, c.key.benchmark), []).append(c)
+    return list(groups.values())
+
+
+def _commit_cell(commit: str, subjects: dict) -> str:
+    subject = subjects.get(commit)
+    return (f"<code>{escape(commit[:12])}</code>"
+            + (f'<br><span class="muted">{escape(subject[:80])}</span>' if subject else ""))
+
+
+def _lines(cells: list[str]) -> str:
+    """One line per metric of a row's group, aligned across its cells."""
+    return "".join(f"<div>{cell}</div>" for cell in cells)
+
+
+def _change_rows(changes: list[detect.Change], notes: dict, charted: set,
+                 subjects: dict) -> list[str]:
+    """One row per commit and benchmark, each metric of it a line."""
+    rows = ["<table><tr><th>when</th><th>benchmark</th><th>commit</th><th>metric</th>"
+            "<th>before → after</th><th>change</th><th>test</th><th>acknowledged</th></tr>"]
+    for group in _grouped(changes):
+        first = group[0]
+        name = escape(first.key.benchmark)
+        sid = next((c.key.id for c in group if c.key.id in charted), None)
+        if sid is not None:
+            name = f'<a href="#s{sid}">{name}</a>'
+        notes_of = [notes.get((c.key.id, c.commit)) for c in group]
+        moved = [_pct(c) + (" spike (returned)" if c.kind == "spike" else "") for c in group]
+        tests = ["exact" if c.p_value is None else f"p {c.p_value:.2g}" for c in group]
         rows.append(
-            f"<tr><td>{_day(c.time)}</td><td>{name}</td>"
-            f"<td>{escape(c.key.metric)}</td><td><code>{escape(c.commit[:12])}</code></td>"
-            f'<td class="n">{escape(_before_after(c))}</td><td class="n">{_pct(c)}</td>'
-            f"<td>{p}</td><td>{escape(note) if note is not None else 'no'}</td></tr>")
+            f'<tr class="change"><td>{_day(first.time)}</td><td>{name}</td>'
+            f"<td>{_commit_cell(first.commit, subjects)}</td>"
+            f"<td>{_lines([escape(c.key.metric) for c in group])}</td>"
+            f'<td class="n">{_lines([escape(_before_after(c)) for c in group])}</td>'
+            f'<td class="n">{_lines(moved)}</td><td>{_lines(tests)}</td>'
+            f"<td>{_lines([escape(n) if n is not None else 'no' for n in notes_of])}</td></tr>")
     return rows + ["</table>"]
 
 
-def _chart_sections(refreshed: detect.Refreshed, sids: list[int], samples: dict) -> list[str]:
+def _chart_sections(refreshed: detect.Refreshed, sids: list[int], samples: dict,
+                    subjects: dict) -> list[str]:
     out = []
     for sid in sids:
         key, state = refreshed.keys[sid], refreshed.states[sid]
         points = points_of(samples[sid], refreshed.runs)
         commits = [p.commit for p in points]
         title = f"{key.benchmark} {key.metric}"
-        marks = ", ".join(f"<code>{escape(commits[c[0]][:12])}</code>" for c in state.changes)
+        marks = ", ".join(f"<code>{escape(commits[c[0]][:12])}</code>"
+                          + (" (spike)" if svg.is_spike(c) else "") for c in state.changes)
         out.append(f'<section id="s{sid}"><h3>{escape(title)}</h3>'
                    + svg.chart([p.values for p in points], state.changes, commits, title,
-                               (_day(points[0].time), _day(points[-1].time)) if points else ("", ""))
+                               (_day(points[0].time), _day(points[-1].time)) if points
+                               else ("", ""), subjects)
                    + f'<p class="muted">{"exact series" if state.exact else "noisy series"}; '
-                   f"change points at {marks}; dots: repetitions, orange: segment means, "
-                   f'red: change points. <a href="#overview">overview</a></p></section>')
+                   f"change points at {marks}; dots: repetitions, orange: segment means "
+                   "(without the spikes), red: change points, purple rings: spikes; the x "
+                   "axis names commits (hover for the subject). "
+                   '<a href="#overview">overview</a></p></section>')
     return out
 
 
@@ -128,9 +168,12 @@ def _facts_table(facts: dict) -> list[str]:
 
 
 def machine_page(refreshed: detect.Refreshed, machine: tuple, changes: list[detect.Change],
-                 notes: dict, samples_of, excluded: list[str]) -> str:  # noqa: ANN001
+                 notes: dict, samples_of, excluded: list[str],  # noqa: ANN001
+                 subjects: dict | None = None) -> str:
     """One machine identity's page; samples_of(series ids) loads the
-    repetitions of the charted series."""
+    repetitions of the charted series; subjects: SHA -> commit subject,
+    where known (commits.py)."""
+    subjects = subjects or {}
     machine_id, name, facts = machine
     sids = [sid for sid, k in refreshed.keys.items() if k.machine_id == machine_id]
     mine = [c for c in changes if c.key.machine_id == machine_id]
@@ -146,18 +189,20 @@ def machine_page(refreshed: detect.Refreshed, machine: tuple, changes: list[dete
                                         refreshed.keys[s].benchmark, refreshed.keys[s].metric))
     body = ['<p><a href="index.html">all machines</a></p>', f"<h1>{escape(name)}</h1>",
             *_facts_table(facts),
-            f'<p>{len(sids)} series; <a href="#open">{len(open_)} open change points</a>; '
+            f'<p>{len(sids)} series; <a href="#open">{len(open_)} open change points</a> '
+            f"in {len(_grouped(open_))} rows (one per commit and benchmark); "
             f'<a href="#charts">{len(changed)} changed series</a>; '
             f'<a href="#overview">overview</a></p>',
             f'<h2 id="open">Open change points, newest first ({len(open_)})</h2>',
-            *_change_rows(open_, notes, charted)]
+            *_change_rows(open_, notes, charted, subjects)]
     if done:
-        body += [f"<h2>Acknowledged ({len(done)})</h2>", *_change_rows(done, notes, charted)]
+        body += [f"<h2>Acknowledged ({len(done)})</h2>",
+                 *_change_rows(done, notes, charted, subjects)]
     body.append(f'<h2 id="charts">Changed series ({len(changed)})</h2>')
     if len(changed) > MAX_CHARTS:
         body.append(f"<p>The {MAX_CHARTS} with the newest changes are drawn; the other "
                     f"{len(changed) - MAX_CHARTS} are in the overview.</p>")
-    body += _chart_sections(refreshed, charted_list, samples_of(charted_list))
+    body += _chart_sections(refreshed, charted_list, samples_of(charted_list), subjects)
     body += [f'<h2 id="overview">All series, latest change first ({len(sids)})</h2>',
              *_overview(refreshed, order, latest, charted)]
     if excluded:
@@ -176,14 +221,25 @@ def _excluded(conn) -> dict[int, list[str]]:  # noqa: ANN001
     return out
 
 
-def write_report(engine, branch: str, params: detect.Params, outdir: str) -> int:  # noqa: ANN001
+def _subjects_note(refreshed: detect.Refreshed, subjects: dict, repo: str | None) -> str:
+    known = len({r.commit for r in refreshed.runs.values()})
+    if subjects:
+        return (f'<p class="muted">Commit subjects: {len(subjects)} of {known} commits, from '
+                f"the git checkout at <code>{escape(os.path.abspath(repo or '.'))}</code>.</p>")
+    return ('<p class="muted">Commit subjects: not known (make the report inside the '
+            "repository's checkout, or give <code>--repo DIR</code>).</p>")
+
+
+def write_report(engine, branch: str, params: detect.Params, outdir: str,  # noqa: ANN001
+                 repo: str | None = None) -> int:
     """Writes outdir/index.html and a page per machine; returns the number
-    of machine pages. The pages go into a fresh directory swapped in whole
+    of machine pages. repo: the git checkout whose log names the commits
+    (their subjects on hover; commits.py), or None. The pages go into a fresh directory swapped in whole
     (report.outdir, as reports/plot.py -o): never through a link another
     user planted, never over a directory that is not an earlier report."""
     staging = outdir_mod.stage(outdir)
     try:
-        pages = _write_pages(engine, branch, params, staging)
+        pages = _write_pages(engine, branch, params, staging, repo)
         outdir_mod.publish(staging, outdir)
     except BaseException:
         outdir_mod.discard(staging)
@@ -191,9 +247,11 @@ def write_report(engine, branch: str, params: detect.Params, outdir: str) -> int
     return pages
 
 
-def _write_pages(engine, branch: str, params: detect.Params, outdir: str) -> int:  # noqa: ANN001
+def _write_pages(engine, branch: str, params: detect.Params, outdir: str,  # noqa: ANN001
+                 repo: str | None) -> int:
     refreshed = detect.refresh(engine, branch, params)
     changes = refreshed.changes()
+    subjects = commits.subjects([r.commit for r in refreshed.runs.values()], repo)
     m = schema.machines
     with engine.connect() as conn:
         notes = store.acked(conn)
@@ -207,7 +265,8 @@ def _write_pages(engine, branch: str, params: detect.Params, outdir: str) -> int
         for machine in machines:
             page = f"machine-{machine[0]}.html"
             atomic.write_atomically(os.path.join(outdir, page), machine_page(
-                refreshed, machine, changes, notes, samples_of, excluded.get(machine[0], [])))
+                refreshed, machine, changes, notes, samples_of, excluded.get(machine[0], []),
+                subjects))
             count = sum(1 for c in changes if c.key.machine_id == machine[0]
                         and (c.key.id, c.commit) not in notes)
             links.append(f'<li><a href="{page}">{escape(machine[1])}</a>: '
@@ -215,5 +274,6 @@ def _write_pages(engine, branch: str, params: detect.Params, outdir: str) -> int
     atomic.write_atomically(os.path.join(outdir, "index.html"), _page(
         "pmubench history", [f"<h1>pmubench history: {escape(branch)}</h1>",
                              f"<p>{len(refreshed.keys)} series, {len(refreshed.runs)} runs.</p>",
-                             "<ul>", *links, "</ul>"]))
+                             "<ul>", *links, "</ul>",
+                             _subjects_note(refreshed, subjects, repo)]))
     return len(machines)

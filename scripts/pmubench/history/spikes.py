@@ -88,3 +88,15 @@ def excursions(x: np.ndarray, max_pvalue: float) -> tuple[list[tuple], np.ndarra
                 skip = i + length - 1
                 break
     return found, clean
+
+
+def span(x: np.ndarray, index: int, level: float, value: float) -> range:
+    """The commits of the spike found at index (level and value as
+    excursions gave them): index, and the next commit too when it is
+    nearer the spike's value than the level (a two-commit excursion; the
+    commit after a spike is back at the level, as _test requires)."""
+    end = index + 1
+    while (end < min(len(x), index + MAX_LENGTH)
+           and abs(x[end] - value) < abs(x[end] - level)):
+        end += 1
+    return range(index, end)
