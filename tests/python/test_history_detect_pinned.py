@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from conftest import REPO_ROOT
-from pmubench.history import detect, ingest, output, store, synthetic
+from pmubench.history import detect, ingest, output, series, store, synthetic
 
 PINNED = REPO_ROOT / "tests" / "python" / "fixtures" / "history" / "detect_pinned.json"
 T0 = 1.7e9
@@ -66,7 +67,12 @@ def _detect_both(tmp_path) -> tuple[dict, dict]:
     return first, after
 
 
-def test_detect_finds_what_it_found_before(tmp_path):
+@pytest.mark.parametrize("whole_table", [False, True])
+def test_detect_finds_what_it_found_before(tmp_path, monkeypatch, whole_table):
+    """Either way of loading the samples (each series through its index, or
+    the whole table in one pass, as for many series) finds the same."""
+    if whole_table:
+        monkeypatch.setattr(series, "WHOLE_TABLE_SERIES", 0)
     first, after = _detect_both(tmp_path)
     pinned = json.loads(PINNED.read_text())
     assert first == pinned["first"]

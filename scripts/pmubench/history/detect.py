@@ -201,6 +201,7 @@ def _plan(cached: dict, keys: dict, fresh: dict, runs: dict) -> tuple[list, dict
     """Which series need a full detection, which an append (series id ->
     new points); the others keep their cached state."""
     full, append = [], {}
+    distinct: dict[bytes, bool] = {}   # most series share their runs: one check each
     for sid in keys:
         state = cached.get(sid)
         if state is None:
@@ -209,13 +210,24 @@ def _plan(cached: dict, keys: dict, fresh: dict, runs: dict) -> tuple[list, dict
         if sid not in fresh:
             continue
         new = points_of(fresh[sid], runs)
-        old_commits = {runs[int(r)].commit for r in state.runs if int(r) in runs}
-        if len(old_commits) == len(state.runs) and all(
+        old_commits = _commits(state.runs, runs, distinct)
+        if old_commits is not None and all(
                 p.time >= state.last_time and p.commit not in old_commits for p in new):
             append[sid] = new
         else:
             full.append(sid)
     return full, append
+
+
+def _commits(points: np.ndarray, runs: dict, memo: dict) -> set | None:
+    """The commits of a state's points (each point's first run), or None
+    when one is no longer on the branch or two are one commit; memo holds
+    the answer per distinct points array."""
+    key = points.tobytes()
+    if key not in memo:
+        commits = {runs[int(r)].commit for r in points if int(r) in runs}
+        memo[key] = commits if len(commits) == len(points) else None
+    return memo[key]
 
 
 def _store(conn, branch: str, gen: int, states: dict) -> None:  # noqa: ANN001

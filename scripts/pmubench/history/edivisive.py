@@ -121,8 +121,11 @@ def best_split(p: np.ndarray, a: int, b: int) -> tuple[int, float]:
     tau, then the smallest kappa; Q is 0 where no split exists."""
     tau = np.arange(a + 1, b)[:, None]
     kappa = np.arange(a + 2, b + 1)[None, :]
-    p_tt, p_tk, p_kk = p[tau, tau], p[tau, kappa], p[kappa, kappa]
-    p_at, p_ak = p[a, tau], p[a, kappa]
+    # slices and the diagonal's views: the elements p[tau, tau], p[tau, kappa],
+    # p[kappa, kappa], p[a, tau], p[a, kappa] without fancy indexing's copies
+    diagonal = np.diagonal(p)
+    p_tt, p_tk, p_kk = diagonal[a + 1:b, None], p[a + 1:b, a + 2:b + 1], diagonal[None, a + 2:b + 1]
+    p_at, p_ak = p[a, a + 1:b, None], p[a, None, a + 2:b + 1]
     between = p_tk - p_ak - p_tt + p_at
     within_x = (p_tt - 2 * p_at + p[a, a]) / 2
     within_y = (p_kk - 2 * p_tk + p_tt) / 2

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 
 from sqlalchemy import and_, select
 
@@ -64,7 +66,8 @@ def branch_runs(conn, branch: str, after: int = 0) -> dict[int, Run]:  # noqa: A
 def points_of(samples: list[tuple[int, float]], runs: dict[int, Run]) -> list[Point]:
     """Groups (run id, value) samples into points per commit, by time."""
     by_commit: dict[str, Point] = {}
-    for run_id, value in samples:
+    # a run's samples come together: look its point up once per run
+    for run_id, group in groupby(samples, key=itemgetter(0)):
         run = runs.get(run_id)
         if run is None:
             continue
@@ -73,23 +76,56 @@ def points_of(samples: list[tuple[int, float]], runs: dict[int, Run]) -> list[Po
             point = by_commit[run.commit] = Point(run.commit, run.time, run.id)
         elif (run.time, run.id) < (point.time, point.run):
             point.time, point.run = run.time, run.id
-        point.values.append(value)
+        point.values.extend(value for _, value in group)
     return sorted(by_commit.values(), key=lambda p: (p.time, p.run))
+
+
+# Above this many series a load reads the whole samples table in one pass
+# (in run order, as it was written) rather than each series through the
+# samples_series index, one row fetch per sample.
+WHOLE_TABLE_SERIES = 500
 
 
 def load_samples(conn, series_ids: list[int], runs: dict[int, Run]  # noqa: ANN001
                  ) -> dict[int, list[tuple[int, float]]]:
-    """Every sample of the series in runs, per series id."""
-    s = schema.samples
+    """Every sample of the series in runs, per series id, in (run id,
+    repetition) order."""
     out: dict[int, list[tuple[int, float]]] = {i: [] for i in series_ids}
-    for chunk in range(0, len(series_ids), 500):
-        ids = series_ids[chunk:chunk + 500]
-        rows = conn.execute(select(s.c.series_id, s.c.run_id, s.c.value)
-                            .where(s.c.series_id.in_(ids)).order_by(s.c.run_id, s.c.repetition)).all()
-        for sid, run_id, value in rows:
-            if run_id in runs:
-                out[sid].append((run_id, value))
+    if not series_ids:
+        return out
+    query = "SELECT series_id, run_id, value FROM samples"
+    order = " ORDER BY run_id, repetition"
+    cursor = conn.connection.cursor()
+    try:
+        if len(series_ids) > WHOLE_TABLE_SERIES:
+            cursor.execute(query + order)
+            _group(cursor, out, runs)
+        else:
+            marks = ", ".join([_mark(conn)] * len(series_ids))
+            cursor.execute(f"{query} WHERE series_id IN ({marks}){order}", series_ids)
+            _group(cursor, out, runs)
+    finally:
+        cursor.close()
     return out
+
+
+def _mark(conn) -> str:  # noqa: ANN001
+    """The driver's parameter placeholder."""
+    return "?" if conn.dialect.paramstyle == "qmark" else "%s"
+
+
+def _group(cursor, out: dict, runs: dict) -> None:  # noqa: ANN001
+    """Appends the cursor's (series id, run id, value) rows of out's series
+    and of runs to out, in batches (a fetchall of millions would hold them
+    all twice)."""
+    while True:
+        rows = cursor.fetchmany(100_000)
+        if not rows:
+            return
+        for sid, run_id, value in rows:
+            samples = out.get(sid)
+            if samples is not None and run_id in runs:
+                samples.append((run_id, value))
 
 
 @dataclass
