@@ -20,8 +20,8 @@ import numpy as np
 from sqlalchemy import and_, delete, select
 
 from pmubench.history import edivisive, schema
-from pmubench.history.series import (Point, SeriesKey, all_series, branch_runs,
-                                     load_samples, points_of, same, zero_spread)
+from pmubench.history.series import (Columns, Point, SeriesKey, all_series, branch_runs,
+                                     load_columns, points_of, same, zero_spread)
 
 GENERATION_KEY = "exclusion_generation"
 # Bumped when what detection finds changes for the same data (the metric
@@ -91,11 +91,19 @@ def _noisy_changes(points: list[edivisive.ChangePoint]) -> list[tuple]:
 
 
 def full_state(points: list[Point], key: SeriesKey, params: Params) -> State:
-    medians = np.array([p.median for p in points], dtype=np.float64)
-    runs = np.array([p.run for p in points], dtype=np.int64)
-    exact = key.model.exact and all(zero_spread(p.values) for p in points)
-    state = State(params.cache_key(), exact, max((p.run for p in points), default=0),
-                  max((p.time for p in points), default=0.0), medians, runs)
+    return columns_state(Columns(
+        np.array([p.median for p in points], dtype=np.float64),
+        np.array([p.run for p in points], dtype=np.int64),
+        np.array([p.time for p in points], dtype=np.float64),
+        np.array([zero_spread(p.values) for p in points], dtype=bool)), key, params)
+
+
+def columns_state(columns: Columns, key: SeriesKey, params: Params) -> State:
+    """A detection from scratch of a series' points (series.Columns)."""
+    medians, runs = columns.medians, columns.runs.astype(np.int64)
+    exact = key.model.exact and bool(columns.flat.all())
+    state = State(params.cache_key(), exact, int(runs.max(initial=0)),
+                  float(columns.times.max(initial=0.0)), medians, runs)
     if exact:
         state.changes = exact_changes(medians)
     elif key.model.judged and len(medians) >= 2:
@@ -260,9 +268,9 @@ def refresh(engine, branch: str, params: Params) -> Refreshed:  # noqa: ANN001
         last = max(runs, default=0)
         updated = {sid: appended_state(cached[sid], new, last, params, keys[sid])
                    for sid, new in append.items()}
-        samples = load_samples(conn, full, runs)
+        columns = load_columns(conn, full, runs)
         for sid in full:
-            updated[sid] = full_state(points_of(samples[sid], runs), keys[sid], params)
+            updated[sid] = columns_state(columns[sid], keys[sid], params)
             updated[sid].last_run = last
         _store(conn, branch, gen, updated)
         if new_runs:

@@ -132,10 +132,11 @@ def best_split(p: np.ndarray, a: int, b: int) -> tuple[int, float]:
     nx = (tau - a).astype(float)
     ny = (kappa - tau).astype(float)
     total = nx + ny
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = (2 / total * between
-             - np.where(nx > 1, 2 * ny / (total * (nx - 1)), 0.0) * within_x
-             - np.where(ny > 1, 2 * nx / (total * (ny - 1)), 0.0) * within_y)
+    # (window_points runs this under np.errstate(divide, invalid ignored):
+    # the 1/0 of a one-point side is masked by np.where)
+    q = (2 / total * between
+         - np.where(nx > 1, 2 * ny / (total * (nx - 1)), 0.0) * within_x
+         - np.where(ny > 1, 2 * nx / (total * (ny - 1)), 0.0) * within_y)
     q = np.where(ny >= 1, q, 0.0)
     i, j = divmod(int(np.argmax(q)), q.shape[1])
     return a + i + 1, float(q[i, j]), a + j + 2
@@ -156,9 +157,17 @@ def window_points(x: np.ndarray, start: int, end: int, max_pvalue: float,
     distances = distance_prefix(z)
     found: list[int] = []
     best: dict[tuple[int, int], tuple[int, float]] = {}
+    with np.errstate(divide="ignore", invalid="ignore"):  # best_split's masked 1/0
+        return [start + i for i in _bisect(prefix, distances, len(z), found, best,
+                                           max_pvalue, corrected)]
+
+
+def _bisect(prefix: Prefix, distances: np.ndarray, n: int, found: list[int], best: dict,
+            max_pvalue: float, corrected: bool) -> list[int]:
+    """window_points' loop: the cuts of z[0:n], sorted."""
     while True:
         candidates = []
-        for a, b in _bounds(found, len(z)):
+        for a, b in _bounds(found, n):
             if b - a > 1:
                 if (a, b) not in best:
                     best[(a, b)] = best_split(distances, a, b)
@@ -173,7 +182,7 @@ def window_points(x: np.ndarray, start: int, end: int, max_pvalue: float,
         if t_test(prefix, a, cut, kappa if corrected else b, corrected).p_value > max_pvalue:
             break
         found = sorted(found + [cut])
-    return [start + i for i in found]
+    return found
 
 
 def relaxed(max_pvalue: float) -> float:
