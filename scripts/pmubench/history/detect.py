@@ -20,8 +20,8 @@ import numpy as np
 from sqlalchemy import and_, delete, select
 
 from pmubench.history import edivisive, schema
-from pmubench.history.series import (Columns, Point, SeriesKey, all_series, branch_runs,
-                                     load_columns, points_of, same, zero_spread)
+from pmubench.history.series import (EXACT_TOLERANCE, Columns, Point, SeriesKey, all_series,
+                                     branch_runs, load_columns, points_of, zero_spread)
 
 GENERATION_KEY = "exclusion_generation"
 # Bumped when what detection finds changes for the same data (the metric
@@ -81,9 +81,13 @@ class State:
 
 
 def exact_changes(medians: np.ndarray) -> list[tuple]:
-    """Every step of an exact series: (index, None, before, after, "step")."""
-    return [(i, None, float(medians[i - 1]), float(medians[i]), "step")
-            for i in range(1, len(medians)) if not same(medians[i - 1], medians[i])]
+    """Every step of an exact series: (index, None, before, after, "step");
+    series.same over all neighbours at once."""
+    before, after = medians[:-1], medians[1:]
+    equal = np.abs(before - after) <= EXACT_TOLERANCE * np.maximum(np.abs(before),
+                                                                   np.abs(after))
+    return [(int(i), None, float(medians[i - 1]), float(medians[i]), "step")
+            for i in np.flatnonzero(~equal) + 1]
 
 
 def _noisy_changes(points: list[edivisive.ChangePoint]) -> list[tuple]:
