@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""Measures the results history: ingest rate into SQLite and PostgreSQL
-(values per second), detect after one new run, and report, on a history
-of SERIES series x COMMITS commits; prints the figures docs/history.md
-quotes.
+"""Measures the results history: ingest into SQLite and PostgreSQL (values
+per CPU second of whole `history.py ingest` commands, start-up included, on
+runs of BENCHMARKS benchmarks x 3 repetitions x 8 metrics), detect first and
+after one new run, and report, on a history of SERIES series x COMMITS
+commits; prints the figures docs/history.md quotes.
 
     cd scripts && /usr/bin/python3 -m dev.bench_history [--series 2000] [--commits 1000] [--reps 3]
+        [--ingest-benchmarks 2000] [--ingest-runs 5]     (--commits 0: ingest only)
 
 The history is synthetic (pmubench.history.synthetic): native runs
 (perf_event: a simulator's times would never be judged), a third of the
@@ -17,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,18 +58,69 @@ def prepared_run(path: str, i: int, benchmarks: int, reps: int, rng) -> ingest.P
     return ingest.prepare(path)
 
 
-def ingest_rate(db: str, workdir: str, benchmarks: int, reps: int, runs: int) -> float:
-    """Values per second through prepare (JSON read and checked) and write."""
-    engine = store.open_store(db, create=True)
+HISTORY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                       "history.py")
+# A run's metrics in the ingest measure: the times and six counters.
+INGEST_METRICS = ("real_time", "cpu_time", "instructions", "cycles", "branches",
+                  "branch-misses", "cache-misses", "L1-dcache-load-misses")
+
+
+def ingest_files(workdir: str, benchmarks: int, runs: int) -> list[str]:
+    """runs run files of benchmarks x 3 repetitions x 8 metrics each."""
     rng = np.random.default_rng(1)
-    values = 0
-    start = time.perf_counter()
+    paths = []
     for i in range(runs):
-        p = prepared_run(os.path.join(workdir, "rate.json"), 100000 + i, benchmarks, reps, rng)
-        ingest.write(engine, p, f"{i:040x}", "rate", p.time, None)
-        values += p.value_count
-    engine.dispose()
-    return values / (time.perf_counter() - start)
+        values = {f"BM_{b}": {m: list(100.0 + b + rng.normal(0, 1, 3)) if m.endswith("time")
+                              else [1000.0 + b] * 3 for m in INGEST_METRICS}
+                  for b in range(benchmarks)}
+        paths.append(synthetic.write(os.path.join(workdir, f"ingest{i}.json"),
+                                     synthetic.run(T0 + i * 3600, values, "perf_event")))
+    return paths
+
+
+def command_cpu(argv: list[str]) -> float:
+    """CPU seconds (user and system) of one command, run to its end."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def ingest_rates(db_of, paths: list[str], values: int, server=None) -> list[float]:  # noqa: ANN001
+    """Values per CPU second of whole `history.py ingest` commands, each into
+    a new database (db_of(name) makes one): all files in one command, then
+    one command per file; with a server (pgcluster.Cluster), each figure
+    again with the server's CPU added."""
+    ingest_cmd = [sys.executable, HISTORY, "ingest", "--commit", "ab" * 20, "--branch", "main"]
+    total = values * len(paths)
+    together_db, single = db_of("together"), db_of("single")
+    server_start = server.cpu_seconds() if server else 0.0
+    together = command_cpu([*ingest_cmd, "--db", together_db, *paths])
+    server_together = server.cpu_seconds() - server_start if server else 0.0
+    each = sum(command_cpu([*ingest_cmd, "--db", single, path]) for path in paths)
+    server_each = server.cpu_seconds() - server_start - server_together if server else 0.0
+    rates = [total / together, total / each]
+    if server:
+        rates += [total / (together + server_together), total / (each + server_each)]
+    return rates
+
+
+def print_ingest(workdir: str, args: argparse.Namespace) -> None:
+    paths = ingest_files(workdir, args.ingest_benchmarks, args.ingest_runs)
+    values = args.ingest_benchmarks * 3 * len(INGEST_METRICS)
+    print(f"ingest of {len(paths)} runs of {values:,} values into a new database, values "
+          "per CPU second of whole history.py commands (start-up included): "
+          "all runs in one command / one command per run")
+    rates = ingest_rates(lambda name: os.path.join(workdir, f"{name}.db"), paths, values)
+    print("  SQLite: {:,.0f} / {:,.0f}".format(*rates))
+    why = pgcluster.available()
+    if why:
+        print(f"  PostgreSQL: skipped, {why}")
+        return
+    with pgcluster.Cluster() as cluster:
+        rates = ingest_rates(cluster.createdb, paths, values, cluster)
+    print("  PostgreSQL (unix socket, fsync off), the command's CPU: {:,.0f} / {:,.0f}; "
+          "with the server's: {:,.0f} / {:,.0f}".format(*rates))
 
 
 def build_history(db: str, workdir: str, benchmarks: int, reps: int, commits: int) -> None:
@@ -129,25 +184,16 @@ def main() -> int:
     parser.add_argument("--series", type=int, default=2000)
     parser.add_argument("--commits", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--rate-runs", type=int, default=10,
-                        help="runs ingested to measure the rate (default 10)")
+    parser.add_argument("--ingest-benchmarks", type=int, default=2000,
+                        help="benchmarks of each run the ingest measure writes (default 2000)")
+    parser.add_argument("--ingest-runs", type=int, default=5,
+                        help="runs the ingest measure writes (default 5)")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="pmubench-bench-history-")
     try:
-        benchmarks = args.series // 3
-        rate = ingest_rate(os.path.join(workdir, "rate.db"), workdir, benchmarks,
-                           args.reps, args.rate_runs)
-        print(f"ingest into SQLite: {rate:,.0f} values/s ({args.rate_runs} runs of "
-              f"{args.series * args.reps} values, JSON read included)")
-        why = pgcluster.available()
-        if why:
-            print(f"ingest into PostgreSQL: skipped, {why}")
-        else:
-            with pgcluster.Cluster() as cluster:
-                url = cluster.createdb("bench")
-                rate = ingest_rate(url, workdir, benchmarks, args.reps, args.rate_runs)
-                print(f"ingest into PostgreSQL (unix socket, fsync off): {rate:,.0f} values/s")
-        bench_big(os.path.join(workdir, "big.db"), workdir, args)
+        print_ingest(workdir, args)
+        if args.commits > 0:
+            bench_big(os.path.join(workdir, "big.db"), workdir, args)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0

@@ -14,8 +14,7 @@ from sqlalchemy import and_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from pmubench.runs import benchjson
-from pmubench.verdicts import gates, thresholds
-from pmubench.history import detect, ingest, judge, output, schema, store
+from pmubench.history import ingest, output, schema, store
 
 from pmubench.base.terminal import printable
 from pmubench.base.exits import EXIT_BAD_INPUT  # noqa: F401 (history.py uses it too)
@@ -161,7 +160,13 @@ def _check_texts(args: argparse.Namespace) -> None:
                              f"{schema.MAX_NAME - 9} characters; give a shorter name")
 
 
+# detect, judge and the verdicts import numpy's and scipy's statistics
+# (0.6 s CPU): the verbs that need them import them, so ingest starts
+# without (docs/history.md, Measured).
+
+
 def params_of(args: argparse.Namespace) -> detect.Params:
+    from pmubench.history import detect
     return detect.Params(args.window, args.max_pvalue, args.min_magnitude, args.faithful)
 
 
@@ -197,6 +202,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
+    from pmubench.history import detect
     since = ingest.parse_time(args.since, "--since") if args.since else None
     engine = store.open_store(args.db)
     refreshed = detect.refresh(engine, args.branch, params_of(args))
@@ -212,6 +218,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 def _overrides(args: argparse.Namespace, head: ingest.Prepared) -> list[thresholds.Override]:
     """The --threshold rules, checked as compare.py checks them."""
+    from pmubench.verdicts import gates, thresholds
     try:
         overrides = [thresholds.parse_override(t) for t in args.threshold]
     except thresholds.ThresholdError as e:
@@ -222,6 +229,7 @@ def _overrides(args: argparse.Namespace, head: ingest.Prepared) -> list[threshol
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
+    from pmubench.history import judge
     head = ingest.prepare(args.head)
     overrides = _overrides(args, head)
     engine = store.open_store(args.db)
@@ -264,6 +272,7 @@ def _full_commit(conn, prefix: str) -> str:  # noqa: ANN001
 def _check_change_point(engine, args: argparse.Namespace, sid: int, commit: str) -> None:  # noqa: ANN001
     """Refuses a commit that is not a change point of the series (detect's,
     with the same branch and detector settings)."""
+    from pmubench.history import detect
     points = [c.commit for c in detect.refresh(engine, args.branch, params_of(args)).changes()
               if c.key.id == sid]
     if commit not in points:
@@ -293,6 +302,7 @@ def cmd_ack(args: argparse.Namespace) -> int:
 
 
 def cmd_exclude(args: argparse.Namespace) -> int:
+    from pmubench.history import detect
     engine = store.open_store(args.db)
     r = schema.runs
     with engine.begin() as conn:

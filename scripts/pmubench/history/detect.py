@@ -20,8 +20,8 @@ import numpy as np
 from sqlalchemy import and_, delete, select
 
 from pmubench.history import edivisive, schema
-from pmubench.history.series import (Point, SeriesKey, all_series, branch_runs,
-                                     load_samples, points_of, same, zero_spread)
+from pmubench.history.series import (EXACT_TOLERANCE, Columns, Point, SeriesKey, all_series,
+                                     branch_runs, load_columns, points_of, zero_spread)
 
 GENERATION_KEY = "exclusion_generation"
 # Bumped when what detection finds changes for the same data (the metric
@@ -81,9 +81,13 @@ class State:
 
 
 def exact_changes(medians: np.ndarray) -> list[tuple]:
-    """Every step of an exact series: (index, None, before, after, "step")."""
-    return [(i, None, float(medians[i - 1]), float(medians[i]), "step")
-            for i in range(1, len(medians)) if not same(medians[i - 1], medians[i])]
+    """Every step of an exact series: (index, None, before, after, "step");
+    series.same over all neighbours at once."""
+    before, after = medians[:-1], medians[1:]
+    equal = np.abs(before - after) <= EXACT_TOLERANCE * np.maximum(np.abs(before),
+                                                                   np.abs(after))
+    return [(int(i), None, float(medians[i - 1]), float(medians[i]), "step")
+            for i in np.flatnonzero(~equal) + 1]
 
 
 def _noisy_changes(points: list[edivisive.ChangePoint]) -> list[tuple]:
@@ -91,11 +95,19 @@ def _noisy_changes(points: list[edivisive.ChangePoint]) -> list[tuple]:
 
 
 def full_state(points: list[Point], key: SeriesKey, params: Params) -> State:
-    medians = np.array([p.median for p in points], dtype=np.float64)
-    runs = np.array([p.run for p in points], dtype=np.int64)
-    exact = key.model.exact and all(zero_spread(p.values) for p in points)
-    state = State(params.cache_key(), exact, max((p.run for p in points), default=0),
-                  max((p.time for p in points), default=0.0), medians, runs)
+    return columns_state(Columns(
+        np.array([p.median for p in points], dtype=np.float64),
+        np.array([p.run for p in points], dtype=np.int64),
+        np.array([p.time for p in points], dtype=np.float64),
+        np.array([zero_spread(p.values) for p in points], dtype=bool)), key, params)
+
+
+def columns_state(columns: Columns, key: SeriesKey, params: Params) -> State:
+    """A detection from scratch of a series' points (series.Columns)."""
+    medians, runs = columns.medians, columns.runs.astype(np.int64)
+    exact = key.model.exact and bool(columns.flat.all())
+    state = State(params.cache_key(), exact, int(runs.max(initial=0)),
+                  float(columns.times.max(initial=0.0)), medians, runs)
     if exact:
         state.changes = exact_changes(medians)
     elif key.model.judged and len(medians) >= 2:
@@ -201,6 +213,7 @@ def _plan(cached: dict, keys: dict, fresh: dict, runs: dict) -> tuple[list, dict
     """Which series need a full detection, which an append (series id ->
     new points); the others keep their cached state."""
     full, append = [], {}
+    distinct: dict[bytes, bool] = {}   # most series share their runs: one check each
     for sid in keys:
         state = cached.get(sid)
         if state is None:
@@ -209,13 +222,24 @@ def _plan(cached: dict, keys: dict, fresh: dict, runs: dict) -> tuple[list, dict
         if sid not in fresh:
             continue
         new = points_of(fresh[sid], runs)
-        old_commits = {runs[int(r)].commit for r in state.runs if int(r) in runs}
-        if len(old_commits) == len(state.runs) and all(
+        old_commits = _commits(state.runs, runs, distinct)
+        if old_commits is not None and all(
                 p.time >= state.last_time and p.commit not in old_commits for p in new):
             append[sid] = new
         else:
             full.append(sid)
     return full, append
+
+
+def _commits(points: np.ndarray, runs: dict, memo: dict) -> set | None:
+    """The commits of a state's points (each point's first run), or None
+    when one is no longer on the branch or two are one commit; memo holds
+    the answer per distinct points array."""
+    key = points.tobytes()
+    if key not in memo:
+        commits = {runs[int(r)].commit for r in points if int(r) in runs}
+        memo[key] = commits if len(commits) == len(points) else None
+    return memo[key]
 
 
 def _store(conn, branch: str, gen: int, states: dict) -> None:  # noqa: ANN001
@@ -248,9 +272,9 @@ def refresh(engine, branch: str, params: Params) -> Refreshed:  # noqa: ANN001
         last = max(runs, default=0)
         updated = {sid: appended_state(cached[sid], new, last, params, keys[sid])
                    for sid, new in append.items()}
-        samples = load_samples(conn, full, runs)
+        columns = load_columns(conn, full, runs)
         for sid in full:
-            updated[sid] = full_state(points_of(samples[sid], runs), keys[sid], params)
+            updated[sid] = columns_state(columns[sid], keys[sid], params)
             updated[sid].last_run = last
         _store(conn, branch, gen, updated)
         if new_runs:

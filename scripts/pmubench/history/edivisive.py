@@ -121,18 +121,22 @@ def best_split(p: np.ndarray, a: int, b: int) -> tuple[int, float]:
     tau, then the smallest kappa; Q is 0 where no split exists."""
     tau = np.arange(a + 1, b)[:, None]
     kappa = np.arange(a + 2, b + 1)[None, :]
-    p_tt, p_tk, p_kk = p[tau, tau], p[tau, kappa], p[kappa, kappa]
-    p_at, p_ak = p[a, tau], p[a, kappa]
+    # slices and the diagonal's views: the elements p[tau, tau], p[tau, kappa],
+    # p[kappa, kappa], p[a, tau], p[a, kappa] without fancy indexing's copies
+    diagonal = np.diagonal(p)
+    p_tt, p_tk, p_kk = diagonal[a + 1:b, None], p[a + 1:b, a + 2:b + 1], diagonal[None, a + 2:b + 1]
+    p_at, p_ak = p[a, a + 1:b, None], p[a, None, a + 2:b + 1]
     between = p_tk - p_ak - p_tt + p_at
     within_x = (p_tt - 2 * p_at + p[a, a]) / 2
     within_y = (p_kk - 2 * p_tk + p_tt) / 2
     nx = (tau - a).astype(float)
     ny = (kappa - tau).astype(float)
     total = nx + ny
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = (2 / total * between
-             - np.where(nx > 1, 2 * ny / (total * (nx - 1)), 0.0) * within_x
-             - np.where(ny > 1, 2 * nx / (total * (ny - 1)), 0.0) * within_y)
+    # (window_points runs this under np.errstate(divide, invalid ignored):
+    # the 1/0 of a one-point side is masked by np.where)
+    q = (2 / total * between
+         - np.where(nx > 1, 2 * ny / (total * (nx - 1)), 0.0) * within_x
+         - np.where(ny > 1, 2 * nx / (total * (ny - 1)), 0.0) * within_y)
     q = np.where(ny >= 1, q, 0.0)
     i, j = divmod(int(np.argmax(q)), q.shape[1])
     return a + i + 1, float(q[i, j]), a + j + 2
@@ -153,9 +157,17 @@ def window_points(x: np.ndarray, start: int, end: int, max_pvalue: float,
     distances = distance_prefix(z)
     found: list[int] = []
     best: dict[tuple[int, int], tuple[int, float]] = {}
+    with np.errstate(divide="ignore", invalid="ignore"):  # best_split's masked 1/0
+        return [start + i for i in _bisect(prefix, distances, len(z), found, best,
+                                           max_pvalue, corrected)]
+
+
+def _bisect(prefix: Prefix, distances: np.ndarray, n: int, found: list[int], best: dict,
+            max_pvalue: float, corrected: bool) -> list[int]:
+    """window_points' loop: the cuts of z[0:n], sorted."""
     while True:
         candidates = []
-        for a, b in _bounds(found, len(z)):
+        for a, b in _bounds(found, n):
             if b - a > 1:
                 if (a, b) not in best:
                     best[(a, b)] = best_split(distances, a, b)
@@ -170,7 +182,7 @@ def window_points(x: np.ndarray, start: int, end: int, max_pvalue: float,
         if t_test(prefix, a, cut, kappa if corrected else b, corrected).p_value > max_pvalue:
             break
         found = sorted(found + [cut])
-    return [start + i for i in found]
+    return found
 
 
 def relaxed(max_pvalue: float) -> float:

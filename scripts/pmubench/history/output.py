@@ -16,10 +16,13 @@ import math
 import os
 import time
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from pmubench.render.formatting import printable
+from pmubench.base.terminal import printable
 from pmubench.verdicts import numbers
-from pmubench.history import detect, ingest, judge
+
+if TYPE_CHECKING:  # names in annotations only: ingest starts without scipy
+    from pmubench.history import detect, ingest, judge
 
 PROG = "history.py"
 

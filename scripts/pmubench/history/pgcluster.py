@@ -64,6 +64,25 @@ class Cluster:
         engine.dispose()
         return self.url(name)
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds the server has used so far: the postmaster's own, its
+        exited children's (backends, reaped: cutime, cstime) and its living
+        children's (proc(5), /proc/PID/stat fields 14-17)."""
+        with open(os.path.join(self.data, "postmaster.pid"), encoding="utf-8") as f:
+            postmaster = int(f.readline())
+        ticks = 0
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # exited meanwhile
+            if int(pid) == postmaster:   # fields from the state on: 14 is [11]
+                ticks += sum(int(v) for v in fields[11:15])
+            elif int(fields[1]) == postmaster:
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         subprocess.run(_as_user([f"{PG_BIN}/pg_ctl", "-D", self.data, "-m", "immediate",
                                  "stop"]), capture_output=True, cwd="/", check=False)
