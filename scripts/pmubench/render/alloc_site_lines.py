@@ -13,11 +13,15 @@ _HEADER = ("call site", "base", "head", "delta", "bytes")
 
 
 def headline(a: alloc_sites.AllocSites) -> str:
-    """'BM_X allocs_per_iter: +1 per iteration, at f.cc:12 F() (added)'."""
+    """'BM_X allocs_per_iter: +1 per iteration (+17 bytes), at f.cc:12 F()
+    (added)'."""
+    signed = attribution_lines.signed
     first = a.sites[0] if a.sites else None
     where = f", at {first.name}{_mark(first)}" if first is not None else ""
-    return (f"{a.benchmark} {a.metric}: {attribution_lines.signed(a.row_delta)} "
-            f"per iteration{where}")
+    size = (f" ({signed(a.bytes_delta)} bytes)"
+            if a.metric == "allocs_per_iter" and a.bytes_delta else "")
+    return (f"{a.benchmark} {a.metric}: {signed(a.row_delta)} per "
+            f"iteration{size}{where}")
 
 
 def _mark(s: alloc_sites.Site) -> str:
@@ -38,12 +42,7 @@ def text_lines(sites: list[alloc_sites.AllocSites], notes: list[str]) -> list[st
            "of the allocator):"]
     for a in sites:
         out.append(f"  {headline(a)}")
-        cells = [_HEADER] + _cells(a)
-        widths = [max(len(r[i]) for r in cells) for i in range(len(_HEADER))]
-        for r in cells:
-            out.append("    " + "  ".join(
-                v.ljust(w) if i == 0 else v.rjust(w)
-                for i, (v, w) in enumerate(zip(r, widths))).rstrip())
+        out += attribution_lines.aligned([_HEADER] + _cells(a))
     out += [f"  Note: {n}" for n in notes]
     return out + [""]
 

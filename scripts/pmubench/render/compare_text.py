@@ -89,9 +89,8 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
                       "", "", ""))
         out += [fmt.metric_heading(rows[0])] + _table(cells) + [""]
         paints += [None, None] + [r.verdict for r in rows] + [None, None]
-    tail = (attribution_lines.text_lines(c)
-            + alloc_site_lines.text_lines(c.alloc_sites, c.alloc_site_notes)
-            + summary_lines(c))
+    tail = (alloc_site_lines.text_lines(c.alloc_sites, c.alloc_site_notes)
+            + attribution_lines.text_lines(c) + summary_lines(c))
     return _out(out + tail, paints + [None] * len(tail), color)
 
 

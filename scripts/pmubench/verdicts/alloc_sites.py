@@ -66,6 +66,10 @@ class AllocSites:
     row_delta: float           # contender center - baseline center
     sites: list[Site]          # every site whose count changed, largest first
 
+    @property
+    def bytes_delta(self) -> float:
+        return math.fsum(s.bytes_delta for s in self.sites)
+
 
 def attribute(rows: list[Row], pairing: matching.Pairing,
               baseline_path: str, contender_path: str
@@ -91,7 +95,11 @@ def attribute(rows: list[Row], pairing: matching.Pairing,
         out.append(AllocSites(row.benchmark, row.metric,
                               row.contender.center - row.baseline.center,
                               _moved(base, head, METRICS[row.metric])))
-    return out, notes
+    # Where the count changed, its sites show the bytes too: the bytes row
+    # has sites of its own only where the count stayed (larger blocks).
+    counted = {a.benchmark for a in out if a.metric == "allocs_per_iter"}
+    return [a for a in out if a.metric == "allocs_per_iter"
+            or a.benchmark not in counted], notes
 
 
 def sites_of(runs: matching.BenchmarkRuns) -> dict | None:
