@@ -19,7 +19,7 @@ def headline(a: alloc_sites.AllocSites) -> str:
     first = a.sites[0] if a.sites else None
     where = f", at {first.name}{_mark(first)}" if first is not None else ""
     size = (f" ({signed(a.bytes_delta)} bytes)"
-            if a.metric == "allocs_per_iter" and a.bytes_delta else "")
+            if a.metric == alloc_sites.COUNT and a.bytes_delta else "")
     return (f"{a.benchmark} {a.metric}: {signed(a.row_delta)} per "
             f"iteration{size}{where}")
 

@@ -27,12 +27,13 @@ import math
 from dataclasses import dataclass
 
 from pmubench.runs import matching
-from pmubench.verdicts import symbols
+from pmubench.verdicts import metrics, symbols
 from pmubench.verdicts.rows import IMPROVEMENT, REGRESSION, Row
 
 FIELD = "pmubench_profile_alloc_sites_per_iteration"
 # The rows whose change the sites explain, and which count each explains.
-METRICS = {"allocs_per_iter": "allocs", "alloc_bytes_per_iter": "bytes"}
+COUNT = metrics.ALLOC_COUNT
+METRICS = {COUNT: "allocs", metrics.ALLOC_BYTES: "bytes"}
 
 
 @dataclass
@@ -97,8 +98,8 @@ def attribute(rows: list[Row], pairing: matching.Pairing,
                               _moved(base, head, METRICS[row.metric])))
     # Where the count changed, its sites show the bytes too: the bytes row
     # has sites of its own only where the count stayed (larger blocks).
-    counted = {a.benchmark for a in out if a.metric == "allocs_per_iter"}
-    return [a for a in out if a.metric == "allocs_per_iter"
+    counted = {a.benchmark for a in out if a.metric == COUNT}
+    return [a for a in out if a.metric == COUNT
             or a.benchmark not in counted], notes
 
 
