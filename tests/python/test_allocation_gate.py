@@ -1,6 +1,7 @@
 """compare.py gates heap allocations as exact counts (issue 41, item 3):
 one allocation more per iteration is a regression, and a file against
-itself passes.
+itself passes; where the rows carry allocation sites (item 4), the new site
+is named and sites whose lines only moved are not.
 
 The base file is a real run of runner_alloc_cases (tests/runner/alloc_cases.cc,
 tests/python/fixtures/allocations/README.md says how it was made); the head
@@ -58,3 +59,60 @@ def test_one_more_allocation_per_iteration_fails_the_comparison(
 def test_the_same_file_against_itself_passes(run_tool):
     done = run_tool("scripts/compare.py", BASE, BASE)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _with_sites(run_file: dict, name: str, sites: list[dict]) -> dict:
+    """`run_file` with `sites` as the allocation sites of each iteration run
+    of benchmark `name` (as --pmubench_profile writes them)."""
+    edited = json.loads(json.dumps(run_file))
+    for run in edited["benchmarks"]:
+        if run["run_name"] == name and run.get("run_type") == "iteration":
+            run["pmubench_profile_alloc_sites_per_iteration"] = sites
+    return edited
+
+
+def _site(symbol, line, allocs, size, above=None):
+    site = {"symbol": symbol, "file": "/src/cases.cc", "line": line,
+            "allocs": allocs, "bytes": size}
+    if above:
+        site["above"] = {"symbol": above, "file": "/src/cases.cc", "line": 99}
+    return site
+
+
+def test_sites_that_only_moved_are_not_named_the_new_one_is(run_tool, tmp_path):
+    """The head's sites sit 3 lines lower (code moved above them) and one is
+    new: compare names only the new one."""
+    name = "BM_AllocMakeUnique"
+    base = _with_sites(json.loads(BASE.read_text()), name, [
+        _site("Make()", 10, 1, 4),
+        _site("std::vector<>::_M_realloc_insert<>()", 400, 3, 28, "Grow()")])
+    head = _with_sites(one_more_allocation(base, name), name, [
+        _site("Make()", 13, 1, 4),
+        _site("std::vector<>::_M_realloc_insert<>()", 400, 3, 28, "Grow()"),
+        _site("Copy()", 20, 1, 17)])
+    paths = [tmp_path / "base.json", tmp_path / "head.json"]
+    for path, content in zip(paths, (base, head)):
+        path.write_text(json.dumps(content))
+    done = run_tool("scripts/compare.py", *paths, "--format", "json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    by_row = {(a["benchmark"], a["metric"]): a for a in report["alloc_sites"]}
+    sites = by_row[(name, "allocs_per_iter")]["sites"]
+    assert [(s["name"], s["status"], s["delta"]) for s in sites] == [
+        ("src/cases.cc:20 Copy()", "added", 1.0)]
+    assert sites[0]["bytes_delta"] == 17
+    assert (name, "alloc_bytes_per_iter") not in by_row, "its sites are the count's"
+    markdown = run_tool("scripts/compare.py", *paths, "--format", "markdown").stdout
+    assert "| src/cases.cc:20 Copy() (added) | - | 1 | +1 | +17 |" in markdown
+
+
+def test_a_side_without_sites_is_said(run_tool, tmp_path):
+    name = "BM_AllocMakeUnique"
+    base = json.loads(BASE.read_text())
+    head = _with_sites(one_more_allocation(base, name), name, [_site("Copy()", 20, 1, 17)])
+    path = tmp_path / "head.json"
+    path.write_text(json.dumps(head))
+    done = run_tool("scripts/compare.py", BASE, path, "--format", "json")
+    notes = json.loads(done.stdout)["alloc_site_notes"]
+    assert any(n.startswith(f"{name} allocs_per_iter: {BASE} has no allocation sites")
+               for n in notes), notes

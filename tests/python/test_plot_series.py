@@ -217,6 +217,9 @@ def test_metric_kind_and_unit():
     assert series.metric_unit("IPC") == "instructions per cycle"
     assert series.metric_unit("msr/tsc/") == "TSC cycles per iteration"
     assert series.metric_unit("cycles:u") == "cycles per iteration"
+    assert series.metric_kind("allocs_per_iter") == "counter"
+    assert series.metric_unit("allocs_per_iter") == "allocations per iteration"
+    assert series.metric_unit("max_bytes_used") == "peak live heap bytes"
 
 
 @pytest.mark.parametrize("name,expected", [

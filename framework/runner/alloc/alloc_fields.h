@@ -22,7 +22,9 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
+#include "framework/runner/alloc/alloc_sites.h"
 #include "framework/runner/alloc/alloc_tally.h"
 
 namespace pmubench::internal {
@@ -37,13 +39,16 @@ void WriteAllocations(benchmark::State& gb_state);
 
 // Under callgrind, inside the thread that ran the loop (its tally): the
 // slope between the loop's last two segments (n and 2n steps, each step
-// `iterations_per_step` iterations), per iteration. Written only when
-// counting is on and the batch did not fail.
+// `iterations_per_step` iterations), per iteration, and the same slope per
+// call site when this batch recorded its sites. Written only when counting
+// is on and the batch did not fail.
 struct AllocPerIteration {
   double allocs = 0;
   double bytes = 0;
   double frees = 0;
   double max_bytes = 0;
+  // Per iteration by call site, when sites are recorded (alloc_sites.h).
+  std::vector<AllocSiteCount> sites;
 };
 AllocPerIteration SimulatedAllocations(int64_t n, int64_t iterations_per_step);
 void WriteSimulatedAllocations(benchmark::State& gb_state,

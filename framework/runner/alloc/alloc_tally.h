@@ -45,8 +45,9 @@ struct AllocTally {
   int64_t peak = 0;
   int64_t base = 0;
   // Under callgrind: the counts at the end of each of the loop's four
-  // segments (simulated_meter.h).
+  // segments (simulated_meter.h), and the segment running now.
   AllocCounts marks[4];
+  int segment = 0;
 };
 
 // Whether this process counts allocations (set once, before any case runs).
@@ -56,11 +57,18 @@ extern constinit bool alloc_counting;
 // by dlopen).
 extern thread_local constinit AllocTally alloc_tally
     __attribute__((tls_model("initial-exec")));
+// Whether allocation sites are recorded in some batch (alloc_sites.h): set
+// once, with --pmubench_profile.
+extern constinit bool alloc_sites_wanted;
+// alloc_sites.h: the thread's site table zeroed when this batch records.
+void AllocSitesAtBatchStart();
 
 inline void AllocBeginBatch() noexcept {
   if (!alloc_counting) return;
   alloc_tally = AllocTally{};
   alloc_tally.on = true;
+  if (alloc_sites_wanted) [[unlikely]]
+    AllocSitesAtBatchStart();
 }
 inline void AllocPause() noexcept { alloc_tally.on = false; }
 inline void AllocResume() noexcept { alloc_tally.on = alloc_counting; }
@@ -73,6 +81,7 @@ inline void AllocMark(int k) noexcept {
   t.marks[k & 3] = {t.allocs, t.bytes, t.frees, t.peak - t.base};
   t.base = t.live;
   t.peak = t.live;
+  t.segment = k < 3 ? k + 1 : 3;
 }
 
 inline AllocCounts AllocTotals() noexcept {

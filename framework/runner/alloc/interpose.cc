@@ -15,9 +15,12 @@
 // glibc's old __malloc_hook is gone (removed in 2.34), and an LD_PRELOAD
 // wrapper would need the user to start the program differently.
 //
-// operator new calls malloc (and aligned new, memalign) here, so each
-// allocation is tallied once, by the C function, with the size the
-// operator was asked for.
+// operator new goes to the next allocator's malloc (aligned new, its
+// memalign) itself, not through this file's malloc: each allocation is
+// tallied once, with the size the operator was asked for and the operator's
+// own caller as its site (alloc_sites.h), and a new takes one call fewer.
+// Each entry point passes its return address (__builtin_return_address(0),
+// a load the compiler keeps inside the counted branch).
 //
 // Under AddressSanitizer, ASan owns malloc and operator new: nothing here
 // is defined, and alloc_probe.h says counting is unavailable.
@@ -32,6 +35,7 @@
 #include <cstring>
 #include <new>
 
+#include "framework/runner/alloc/alloc_sites.h"
 #include "framework/runner/alloc/alloc_tally.h"
 
 namespace pmubench::internal {
@@ -44,6 +48,7 @@ thread_local constinit AllocTally alloc_tally;
 #if !defined(__SANITIZE_ADDRESS__)
 namespace {
 
+using pmubench::internal::alloc_sites_wanted;
 using pmubench::internal::alloc_tally;
 
 struct NextAllocator {
@@ -134,13 +139,17 @@ inline const NextAllocator& Next() {
 }
 
 // Cold: only inside a counted segment.
-[[gnu::noinline]] void TallyAlloc(void* p, size_t size) {
+[[gnu::noinline]] void TallyAlloc(void* p, size_t size, void* caller) {
   if (p == nullptr) return;  // a failed allocation returns nothing
   auto& t = alloc_tally;
   ++t.allocs;
   t.bytes += size;
   t.live += Usable(p);
   if (t.live > t.peak) t.peak = t.live;
+  if (alloc_sites_wanted) [[unlikely]] {
+    pmubench::internal::RecordAllocSite(reinterpret_cast<uintptr_t>(caller),
+                                        size, t.segment);
+  }
 }
 
 [[gnu::noinline]] void TallyFree(void* p) {
@@ -149,9 +158,9 @@ inline const NextAllocator& Next() {
   t.live -= Usable(p);
 }
 
-inline void* Counted(void* p, size_t size) {
+inline void* Counted(void* p, size_t size, void* caller) {
   if (alloc_tally.on) [[unlikely]]
-    TallyAlloc(p, size);
+    TallyAlloc(p, size, caller);
   return p;
 }
 
@@ -171,17 +180,23 @@ void* NewLoop(Allocate allocate, bool nothrow) {
   }
 }
 
-void* PlainNew(size_t size, bool nothrow) {
-  return NewLoop([&] { return malloc(size == 0 ? 1 : size); }, nothrow);
+inline void* PlainNew(size_t size, bool nothrow, void* caller) {
+  const size_t n = size == 0 ? 1 : size;
+  return NewLoop([&] { return Counted(Next().malloc(n), n, caller); }, nothrow);
 }
 
-void* AlignedNew(size_t size, std::align_val_t align, bool nothrow) {
+inline void* AlignedNew(size_t size, std::align_val_t align, bool nothrow,
+                        void* caller) {
+  const size_t n = size == 0 ? 1 : size;
   return NewLoop(
       [&] {
-        return memalign(static_cast<size_t>(align), size == 0 ? 1 : size);
+        return Counted(Next().memalign(static_cast<size_t>(align), n), n,
+                       caller);
       },
       nothrow);
 }
+
+#define PMUBENCH_CALLER __builtin_return_address(0)
 
 }  // namespace
 
@@ -190,7 +205,7 @@ extern "C" {
 void* malloc(size_t size) noexcept {
   if (resolving) [[unlikely]]
     return BootstrapAlloc(size);
-  return Counted(Next().malloc(size), size);
+  return Counted(Next().malloc(size), size, PMUBENCH_CALLER);
 }
 
 void free(void* p) noexcept {
@@ -207,14 +222,18 @@ void* calloc(size_t count, size_t size) noexcept {
     if (__builtin_mul_overflow(count, size, &bytes)) return nullptr;
     return BootstrapAlloc(bytes);
   }
-  return Counted(Next().calloc(count, size), count * size);
+  return Counted(Next().calloc(count, size), count * size, PMUBENCH_CALLER);
 }
 
 // realloc(3): from null it allocates; to size 0 it frees; a block that
 // moves is one allocation of `size` bytes and one free; a block resized in
 // place is neither, and only its live bytes change.
 void* realloc(void* p, size_t size) noexcept {
-  if (p == nullptr) return malloc(size);
+  if (p == nullptr) {
+    if (resolving) [[unlikely]]
+      return BootstrapAlloc(size);
+    return Counted(Next().malloc(size), size, PMUBENCH_CALLER);
+  }
   if (InBootstrap(p)) {
     void* moved = malloc(size);
     if (moved != nullptr) {
@@ -235,7 +254,7 @@ void* realloc(void* p, size_t size) noexcept {
   if (q != p) {
     ++t.frees;
     t.live -= before;
-    TallyAlloc(q, size);
+    TallyAlloc(q, size, PMUBENCH_CALLER);
   } else {
     t.live += Usable(q) - before;
     if (t.live > t.peak) t.peak = t.live;
@@ -253,52 +272,56 @@ void* reallocarray(void* p, size_t count, size_t size) noexcept {
 }
 
 void* memalign(size_t align, size_t size) noexcept {
-  return Counted(Next().memalign(align, size), size);
+  return Counted(Next().memalign(align, size), size, PMUBENCH_CALLER);
 }
 
 void* aligned_alloc(size_t align, size_t size) noexcept {
-  return Counted(Next().aligned_alloc(align, size), size);
+  return Counted(Next().aligned_alloc(align, size), size, PMUBENCH_CALLER);
 }
 
 int posix_memalign(void** out, size_t align, size_t size) noexcept {
   const int error = Next().posix_memalign(out, align, size);
-  if (error == 0) Counted(*out, size);
+  if (error == 0) Counted(*out, size, PMUBENCH_CALLER);
   return error;
 }
 
 void* valloc(size_t size) noexcept {
-  return Counted(Next().valloc(size), size);
+  return Counted(Next().valloc(size), size, PMUBENCH_CALLER);
 }
 
 void* pvalloc(size_t size) noexcept {
-  return Counted(Next().pvalloc(size), size);
+  return Counted(Next().pvalloc(size), size, PMUBENCH_CALLER);
 }
 
 }  // extern "C"
 
 // Every replaceable form of C++20 [new.delete]: plain, array, nothrow,
 // aligned, sized. The array forms are the plain ones.
-void* operator new(size_t size) { return PlainNew(size, false); }
-void* operator new[](size_t size) { return PlainNew(size, false); }
+void* operator new(size_t size) {
+  return PlainNew(size, false, PMUBENCH_CALLER);
+}
+void* operator new[](size_t size) {
+  return PlainNew(size, false, PMUBENCH_CALLER);
+}
 void* operator new(size_t size, const std::nothrow_t&) noexcept {
-  return PlainNew(size, true);
+  return PlainNew(size, true, PMUBENCH_CALLER);
 }
 void* operator new[](size_t size, const std::nothrow_t&) noexcept {
-  return PlainNew(size, true);
+  return PlainNew(size, true, PMUBENCH_CALLER);
 }
 void* operator new(size_t size, std::align_val_t align) {
-  return AlignedNew(size, align, false);
+  return AlignedNew(size, align, false, PMUBENCH_CALLER);
 }
 void* operator new[](size_t size, std::align_val_t align) {
-  return AlignedNew(size, align, false);
+  return AlignedNew(size, align, false, PMUBENCH_CALLER);
 }
 void* operator new(size_t size, std::align_val_t align,
                    const std::nothrow_t&) noexcept {
-  return AlignedNew(size, align, true);
+  return AlignedNew(size, align, true, PMUBENCH_CALLER);
 }
 void* operator new[](size_t size, std::align_val_t align,
                      const std::nothrow_t&) noexcept {
-  return AlignedNew(size, align, true);
+  return AlignedNew(size, align, true, PMUBENCH_CALLER);
 }
 
 void operator delete(void* p) noexcept { free(p); }

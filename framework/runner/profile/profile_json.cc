@@ -76,6 +76,28 @@ std::string PerIterationLines(const internal::SegmentProfile& p) {
 }
 
 // The pmubench_profile_*per_iteration fields of a simulated profile.
+std::string PlaceFields(const CodePlace& p) {
+  return absl::StrCat("\"symbol\": ", Quoted(p.function),
+                      ", \"file\": ", Quoted(p.file), ", \"line\": ", p.line);
+}
+
+// "pmubench_profile_alloc_sites_per_iteration": each call site of the profiled
+// loop's allocations, per iteration (alloc_site_names.h).
+std::string AllocSiteFields(const std::vector<NamedAllocSite>& sites) {
+  std::string list;
+  for (const NamedAllocSite& s : sites) {
+    absl::StrAppend(&list, list.empty() ? "" : ", ", "{",
+                    PlaceFields(s.caller));
+    if (!s.above.function.empty()) {
+      absl::StrAppend(&list, ", \"above\": {", PlaceFields(s.above), "}");
+    }
+    absl::StrAppend(&list, ", \"allocs\": ", absl::StrFormat("%.9g", s.allocs),
+                    ", \"bytes\": ", absl::StrFormat("%.9g", s.bytes), "}");
+  }
+  return absl::StrCat(
+      ",\n      \"pmubench_profile_alloc_sites_per_iteration\": [", list, "]");
+}
+
 std::string PerIterationFields(const internal::SegmentProfile& p) {
   const char* kSep = ",\n      ";
   return absl::StrCat(
@@ -124,6 +146,8 @@ std::string ProfileJsonFields(const ProfileStore::Entry& entry) {
           kSep, "\"pmubench_profile_suggested_period\": ", s.suggested_period);
     }
   }
+  const std::string sites =
+      entry.alloc_sites.has_value() ? AllocSiteFields(*entry.alloc_sites) : "";
   return absl::StrCat(
       kSep, "\"pmubench_profile\": [", list, "]", kSep,
       "\"pmubench_profile_lines\": [", lines, "]", kSep,
@@ -132,7 +156,8 @@ std::string ProfileJsonFields(const ProfileStore::Entry& entry) {
       "\"pmubench_profile_lost_samples\": ", p.tally.lost_samples, kSep,
       "\"pmubench_profile_throttles\": ", p.tally.throttles, timing,
       entry.per_iteration.has_value() ? PerIterationFields(*entry.per_iteration)
-                                      : std::string());
+                                      : std::string(),
+      sites);
 }
 
 ProfileJsonReporter::ProfileJsonReporter(

@@ -21,6 +21,13 @@
 //
 // The timing fields are absent for a simulated (callgrind) profile.
 //
+// Where heap allocations are counted, the allocation sites of the profiled
+// loop, per iteration (alloc_site_names.h; "above" only where the caller is
+// the standard library's):
+//
+//   "pmubench_profile_alloc_sites_per_iteration": [{"symbol": "Grow()",
+//       "file": "/src/grow.cc", "line": 12, "allocs": 1, "bytes": 16}, ...]
+//
 // The inner reporter writes one run at a time into a private buffer; the
 // fields go before the closing brace of that run's object. Runs without a
 // profile (aggregates, failed runs, no --pmubench_profile) pass unchanged.

@@ -17,6 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "framework/perf/sampling/sampler.h"
+#include "framework/runner/alloc/alloc_sites.h"
+#include "framework/runner/alloc/alloc_tally.h"
 #include "framework/runner/plan/case_registry.h"
 
 namespace pmubench {
@@ -142,6 +144,21 @@ perf::Profile SimulatedProfile(
   return builder.Finish(perf::SampleTally{}, top);
 }
 
+// The allocation sites recorded under `key` (a case's index, or the
+// profiling pass's batch), named, per iteration; none where allocations are
+// not counted.
+std::optional<std::vector<NamedAllocSite>> ProfiledSites(int key,
+                                                         int64_t iterations) {
+  if (!internal::alloc_counting) return std::nullopt;
+  std::vector<internal::AllocSiteCount> counts = internal::TakeAllocSites(key);
+  const double divisor = static_cast<double>(std::max<int64_t>(1, iterations));
+  for (internal::AllocSiteCount& c : counts) {
+    c.allocs /= divisor;
+    c.bytes /= divisor;
+  }
+  return NameAllocSites(counts);
+}
+
 const internal::Case* FindCase(const std::string& family) {
   for (const internal::Case* c : internal::RegisteredCases()) {
     if (c->request.name == family) return c;
@@ -255,10 +272,19 @@ ProfiledBatch::ProfiledBatch(int thread_index) {
   sampler_ =
       thread_index == 0 ? session->thread0 : session->OpenForThisThread();
   if (sampler_ != nullptr && !sampler_->Enable().ok()) sampler_ = nullptr;
+  if (thread_index == 0 && alloc_counting) {
+    AllocSitesBegin();
+    sites_ = true;
+  }
 }
 
 ProfiledBatch::~ProfiledBatch() {
   if (sampler_ != nullptr) (void)sampler_->Disable();
+  if (sites_) {
+    AllocSitesEnd();
+    // Totals: the pass divides them by the batch's iterations.
+    RecordAllocSites(kProfiledBatchSites, AllocSitesPerIteration(1.0));
+  }
 }
 
 }  // namespace internal
@@ -269,7 +295,10 @@ ProfilingReporter::ProfilingReporter(
     : inner_(std::move(inner)),
       config_(std::move(config)),
       print_to_display_(print_to_display),
-      profiles_(profiles) {}
+      profiles_(profiles) {
+  // Under callgrind the profile is of the measured batches themselves.
+  internal::EnableAllocSites(config_.period == 0);
+}
 
 bool ProfilingReporter::ReportContext(const Context& context) {
   return inner_->ReportContext(context);
@@ -305,7 +334,11 @@ void ProfilingReporter::ProfileRun(const Run& run) {
     return;
   }
   perf::ProfileBuilder builder;
+  const int64_t threads = std::max<int64_t>(1, run.threads);
+  (void)internal::TakeAllocSites(internal::kProfiledBatchSites);
   const double profiled = SampleOneBatch(run, *pmu_case, session, builder);
+  std::optional<std::vector<NamedAllocSite>> sites =
+      ProfiledSites(internal::kProfiledBatchSites, run.iterations / threads);
   if (const std::string error = session.error(); !error.empty()) {
     out << "  profile of " << name << ": a thread's sampler failed, its "
         << "samples are missing: " << error << "\n";
@@ -314,7 +347,6 @@ void ProfilingReporter::ProfileRun(const Run& run) {
   for (const auto& [stack, n] : profile.folded) {
     folded_[absl::StrCat(name, ";", stack)] += n;
   }
-  const int64_t threads = std::max<int64_t>(1, run.threads);
   const ProfiledBatchTimes times{
       .measured_seconds_per_iteration = SecondsPerIteration(run),
       .profiled_seconds_per_iteration = profiled,
@@ -328,8 +360,9 @@ void ProfilingReporter::ProfileRun(const Run& run) {
     out << note;
     unknown_explained_ = true;
   }
-  profiles_->Add(name, {absl::StrCat(config_.event.spec, "@", config_.period),
-                        std::move(profile), slowdown, std::nullopt});
+  profiles_->Add(
+      name, {absl::StrCat(config_.event.spec, "@", config_.period),
+             std::move(profile), slowdown, std::nullopt, std::move(sites)});
 }
 
 // Under callgrind: the measured batch's own costs, no extra run.
@@ -347,7 +380,8 @@ void ProfilingReporter::ProfileSimulatedRun(const std::string& name,
   // No slowdown: the profile is of the measured batch itself.
   profiles_->Add(name,
                  {"callgrind/instructions/", std::move(profile), std::nullopt,
-                  internal::TakeSegmentProfile(pmu_case.index)});
+                  internal::TakeSegmentProfile(pmu_case.index),
+                  ProfiledSites(pmu_case.index, 1)});
 }
 
 void PrintProfile(std::ostream& out, const ProfileConfig& config,

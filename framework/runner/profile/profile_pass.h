@@ -28,6 +28,7 @@
 #include "benchmark/benchmark.h"
 #include "framework/perf/events/event_spec.h"
 #include "framework/perf/sampling/profile.h"
+#include "framework/runner/profile/alloc_site_names.h"
 #include "framework/runner/profile/profile_slowdown.h"
 #include "framework/runner/simulate/callgrind.h"
 #include "framework/runner/simulate/segment_profile.h"
@@ -67,6 +68,9 @@ class ProfileStore {
     // Under callgrind: the row's own steps per function and line
     // (segment_profile.h), the pmubench_profile_*per_iteration fields.
     std::optional<internal::SegmentProfile> per_iteration;
+    // The allocation sites of the same batch's loop, per iteration
+    // (alloc_site_names.h); absent where allocations are not counted.
+    std::optional<std::vector<NamedAllocSite>> alloc_sites;
   };
   void Add(std::string run_name, Entry entry) {
     entries_.emplace_back(std::move(run_name), std::move(entry));
@@ -101,7 +105,8 @@ std::optional<SegmentProfile> TakeSegmentProfile(int case_index);
 
 // Around each batch of a case (case runner): during the profiling pass,
 // enables a sampler of the calling thread for the batch (thread 0's, which
-// the pass opened; each other thread of a ->Threads(N) case opens its own);
+// the pass opened; each other thread of a ->Threads(N) case opens its own),
+// and on thread 0 records the batch's allocation sites (alloc_sites.h);
 // otherwise one load.
 class ProfiledBatch {
  public:
@@ -112,6 +117,7 @@ class ProfiledBatch {
 
  private:
   perf::Sampler* sampler_ = nullptr;
+  bool sites_ = false;
 };
 
 }  // namespace internal

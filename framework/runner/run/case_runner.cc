@@ -96,6 +96,7 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
   if (gb_state.thread_index() == 0) {
     RecordSimulatedProfile(pmu_case.index, meter.TakeSelfCosts());
     RecordSegmentProfile(pmu_case.index, meter.TakeSegmentProfile());
+    RecordAllocSites(pmu_case.index, std::move(allocations.sites));
   }
 }
 

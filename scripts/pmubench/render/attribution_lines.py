@@ -71,14 +71,18 @@ def text_lines(c: cmp.Comparison) -> list[str]:
     out = ["Why it changed (per iteration; functions, then source lines):"]
     for a in c.attributions:
         out.append(f"  {headline(a)} [{kind_text(a)}]")
-        cells = [_HEADER] + _cells(a)
-        widths = [max(len(r[i]) for r in cells) for i in range(len(_HEADER))]
-        for r in cells:
-            out.append("    " + "  ".join(
-                v.ljust(w) if i == 0 else v.rjust(w)
-                for i, (v, w) in enumerate(zip(r, widths))).rstrip())
+        out += aligned([_HEADER] + _cells(a))
     out += [f"  Note: {n}" for n in c.attribution_notes]
     return out + [""]
+
+
+def aligned(cells: list[tuple[str, ...]]) -> list[str]:
+    """A text table indented by 4: the first column left-aligned, the
+    others right-aligned."""
+    widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
+    return ["    " + "  ".join(v.ljust(w) if i == 0 else v.rjust(w)
+                              for i, (v, w) in enumerate(zip(r, widths))).rstrip()
+            for r in cells]
 
 
 def _html(text: str) -> str:

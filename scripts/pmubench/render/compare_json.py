@@ -41,7 +41,15 @@
                    "elsewhere" (row_delta less the listed functions' deltas),
                    "residual" (row_delta less every function's delta),
                    "samples": {"base", "head"} (estimated) | null}],
- "attribution_notes": [why a changed row has no attribution]}
+ "attribution_notes": [why a changed row has no attribution],
+ "alloc_sites": [{"benchmark", "metric" (allocs_per_iter or
+                  alloc_bytes_per_iter), "row_delta", "sites": [{"name"
+                  ("file:line function", "... called from file:line
+                  function" where the caller is the standard library's),
+                  "base", "head" (allocations per iteration; null: none on
+                  that side), "delta", "bytes_base", "bytes_head",
+                  "bytes_delta", "status": "changed"|"added"|"removed"}]}],
+ "alloc_site_notes": [why a changed allocation row has no sites]}
 """
 
 from __future__ import annotations
@@ -51,7 +59,7 @@ import math
 from typing import Any
 
 from pmubench.verdicts import comparison as cmp
-from pmubench.render import attribution_lines
+from pmubench.render import alloc_site_lines, attribution_lines
 
 
 def _finite(x: float | None) -> float | None:
@@ -118,6 +126,8 @@ def to_dict(c: cmp.Comparison, exit_code: int, rows: bool = True) -> dict[str, A
         "warnings": c.warnings,
         "attributions": [attribution_lines.json_object(a) for a in c.attributions],
         "attribution_notes": c.attribution_notes,
+        "alloc_sites": [alloc_site_lines.json_object(a) for a in c.alloc_sites],
+        "alloc_site_notes": c.alloc_site_notes,
     }
 
 

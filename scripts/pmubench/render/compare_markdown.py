@@ -23,7 +23,7 @@ from __future__ import annotations
 from pmubench.verdicts import comparison as cmp
 from pmubench.render import formatting as fmt
 from pmubench.runs import machines
-from pmubench.render import attribution_lines, compare_text
+from pmubench.render import alloc_site_lines, attribution_lines, compare_text
 
 # GitHub refuses a comment over 65,536 characters.
 LIMIT = 65_536
@@ -277,22 +277,24 @@ def _ungated(c: cmp.Comparison, budget: _Budget) -> list[str]:
 def _why(c: cmp.Comparison, budget: _Budget, where: str) -> list[str]:
     """Why each changed row changed: a section per attributed row, gated
     rows first (the model's order), as many as there is room for."""
-    if not c.attributions and not c.attribution_notes:
+    if not (c.attributions or c.attribution_notes or c.alloc_sites
+            or c.alloc_site_notes):
         return []
     out = ["", "#### Why it changed", ""]
     shown = 0
-    for a in c.attributions:
-        section = attribution_lines.markdown_section(a)
+    sections = ([alloc_site_lines.markdown_section(a) for a in c.alloc_sites]
+                + [attribution_lines.markdown_section(a) for a in c.attributions])
+    for section in sections:
         if not budget.take(section):
             break
         out += section
         shown += 1
-    if shown < len(c.attributions):
-        left = len(c.attributions) - shown
+    if shown < len(sections):
+        left = len(sections) - shown
         out += [f"{left} more section(s), rows under their threshold last: "
                 f"{where}.", ""]
         budget.left_out.append(f"{left} attribution section(s)")
-    notes = [f"- {fmt.md_text(n)}" for n in c.attribution_notes]
+    notes = [f"- {fmt.md_text(n)}" for n in c.attribution_notes + c.alloc_site_notes]
     if notes and budget.take(notes):
         out += notes + [""]
     elif notes:

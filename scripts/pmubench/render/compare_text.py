@@ -10,7 +10,7 @@ from __future__ import annotations
 from pmubench.verdicts import comparison as cmp
 from pmubench.render import formatting as fmt
 from pmubench.runs import machines
-from pmubench.render import attribution_lines
+from pmubench.render import alloc_site_lines, attribution_lines
 
 _RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m", "\033[0m"
 _YELLOW = "\033[33m"
@@ -90,7 +90,8 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
                       "", "", ""))
         out += [fmt.metric_heading(rows[0])] + _table(cells) + [""]
         paints += [None, None] + [r.verdict for r in rows] + [None, None]
-    tail = attribution_lines.text_lines(c) + summary_lines(c)
+    tail = (alloc_site_lines.text_lines(c.alloc_sites, c.alloc_site_notes)
+            + attribution_lines.text_lines(c) + summary_lines(c))
     return _out(out + tail, paints + [None] * len(tail), color)
 
 

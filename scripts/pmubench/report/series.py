@@ -94,6 +94,16 @@ def ordered_metrics(instances: list[Instance]) -> list[str]:
                                        m == "pmu_running_fraction"))
 
 
+# The heap-allocation fields (docs/allocations.md): counts per iteration,
+# and a peak that is not per iteration.
+_ALLOCATION_UNITS = {
+    "allocs_per_iter": "allocations per iteration",
+    "alloc_bytes_per_iter": "bytes allocated per iteration",
+    "frees_per_iter": "frees per iteration",
+    "max_bytes_used": "peak live heap bytes",
+}
+
+
 def metric_unit(metric: str) -> str:
     """Unit of a metric as pmubench writes it (counters are per iteration)."""
     kind = metric_kind(metric)
@@ -108,6 +118,8 @@ def metric_unit(metric: str) -> str:
         return "instructions per cycle"
     if kind == "derived":
         return "fraction"
+    if metric in _ALLOCATION_UNITS:
+        return _ALLOCATION_UNITS[metric]
     unit = counter_unit(metric)
     per_iteration = f"{unit or 'events'} per iteration"
     return f"simulated {per_iteration}" if is_simulated(metric) else per_iteration

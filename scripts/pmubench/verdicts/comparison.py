@@ -81,7 +81,7 @@ import numpy as np
 
 from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
 from pmubench.runs import benchjson
-from pmubench.verdicts import attribution, gates, stats, thresholds, work
+from pmubench.verdicts import alloc_sites, attribution, gates, stats, thresholds, work
 from pmubench.verdicts import metrics as metrics_model
 from pmubench.runs import machines, matching
 # The row model lives in rows.py; its names are comparison's too.
@@ -128,6 +128,9 @@ class Comparison:
     # (attribution.py), and why a changed row has none.
     attributions: list[attribution.Attribution] = field(default_factory=list)
     attribution_notes: list[str] = field(default_factory=list)
+    # Where a changed allocation row's allocations come from (alloc_sites.py).
+    alloc_sites: list[alloc_sites.AllocSites] = field(default_factory=list)
+    alloc_site_notes: list[str] = field(default_factory=list)
     # What the formats print, decided here (facts(); renderers only read):
     # the metrics in display order (under a simulated comparison the
     # metrics whose rows are all the simulator's unjudged times last), the
@@ -354,12 +357,15 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                 if reason is None else [])
     attributions, attribution_notes = attribution.attribute(
         rows, pairing, baseline.path, contender.path)
+    sites, site_notes = alloc_sites.attribute(rows, pairing, baseline.path,
+                                              contender.path)
     return facts(Comparison(
         baseline.path, contender.path, alpha, rows, geomeans, metrics, pairing,
         notes, warnings, reason,
         gates.refused_thresholds(rows, overrides, alpha, baseline.path, contender.path),
         backend, machines.machine_differences(baseline.context, contender.context),
-        attributions=attributions, attribution_notes=attribution_notes))
+        attributions=attributions, attribution_notes=attribution_notes,
+        alloc_sites=sites, alloc_site_notes=site_notes))
 
 
 def facts(c: Comparison) -> Comparison:

@@ -60,6 +60,9 @@ SIMULATOR_BACKEND = "callgrind"
 # instruction more per iteration fails a case of up to 199 instructions.
 SIMULATED_EXACT_PCT = 0.5
 ALLOC_FLOOR = 0.5
+# The allocation counts whose call sites compare names (alloc_sites.py).
+ALLOC_COUNT = "allocs_per_iter"
+ALLOC_BYTES = "alloc_bytes_per_iter"
 # The class whose simulated counts are gated at SIMULATED_EXACT_PCT.
 INSTRUCTION_CLASS = "deterministic"
 # Values a benchmark declares rather than counts (benches/accuracy.cc's
@@ -92,7 +95,7 @@ CLASSES = (
     MetricClass("derived", DERIVED, 5.0, 0.001, ("IPC", "*-ratio"),
                 "a ratio of two counts"),
     MetricClass("allocation", EXACT, 0.0, ALLOC_FLOOR, (
-        "allocs_per_iter", "alloc_bytes_per_iter", "frees_per_iter",
+        ALLOC_COUNT, ALLOC_BYTES, "frees_per_iter",
         "max_bytes_used"),
         "an exact allocation count: one more per iteration is a regression"),
     MetricClass("deterministic", EXACT, 1.0, 0.01, (

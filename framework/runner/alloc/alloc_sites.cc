@@ -1,0 +1,159 @@
+#include "framework/runner/alloc/alloc_sites.h"
+
+#include <unwind.h>
+#include <valgrind/callgrind.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "framework/runner/alloc/alloc_tally.h"
+
+namespace pmubench::internal {
+
+constinit bool alloc_sites_wanted = false;
+
+namespace {
+
+constinit bool every_batch = false;
+thread_local constinit AllocSiteTable table;
+
+// The unwinder's walk: return addresses of the calling stack, innermost
+// first (for each frame but the first, _Unwind_GetIP is the address its
+// callee returns to, as __builtin_return_address gives it).
+struct Walk {
+  static constexpr int kFrames = 16;
+  uintptr_t ips[kFrames] = {};
+  int n = 0;
+};
+
+_Unwind_Reason_Code Step(_Unwind_Context* context, void* arg) {
+  auto* walk = static_cast<Walk*>(arg);
+  walk->ips[walk->n++] = _Unwind_GetIP(context);
+  return walk->n == Walk::kFrames ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+// The return addresses in the frames above the one `caller` returns into.
+void FindAbove(uintptr_t caller, uintptr_t (&above)[kAllocSiteAbove]) {
+  Walk walk;
+  _Unwind_Backtrace(Step, &walk);
+  for (int i = 0; i < walk.n; ++i) {
+    if (walk.ips[i] != caller) continue;
+    for (int k = 0; k < kAllocSiteAbove && i + 1 + k < walk.n; ++k) {
+      above[k] = walk.ips[i + 1 + k];
+    }
+    return;
+  }
+}
+
+void Insert(uintptr_t caller, size_t size, int segment, bool with_above) {
+  uintptr_t above[kAllocSiteAbove] = {};
+  if (with_above) FindAbove(caller, above);
+  for (int i = 0; i < table.used; ++i) {
+    AllocSite& s = table.sites[i];
+    if (s.caller == caller &&
+        std::equal(above, above + kAllocSiteAbove, s.above)) {
+      ++s.allocs[segment];
+      s.bytes[segment] += size;
+      return;
+    }
+  }
+  if (table.used == kMaxAllocSites) {
+    ++table.dropped[segment];
+    return;
+  }
+  AllocSite& s = table.sites[table.used++];
+  s = AllocSite{};
+  s.caller = caller;
+  std::copy(above, above + kAllocSiteAbove, s.above);
+  ++s.allocs[segment];
+  s.bytes[segment] += size;
+}
+
+std::mutex g_mu;
+std::map<int, std::vector<AllocSiteCount>>& Stored() {
+  static auto* stored = new std::map<int, std::vector<AllocSiteCount>>();
+  return *stored;
+}
+
+// Per iteration from two segments' counts: (later - earlier) / iterations;
+// natively `earlier` is null (segment 0 alone).
+std::vector<AllocSiteCount> PerIteration(int later, int earlier,
+                                         double iterations) {
+  auto slope = [&](const uint64_t* v) {
+    const double base = earlier < 0 ? 0.0 : static_cast<double>(v[earlier]);
+    return (static_cast<double>(v[later]) - base) / std::max(1.0, iterations);
+  };
+  std::vector<AllocSiteCount> out;
+  for (int i = 0; i < table.used; ++i) {
+    const AllocSite& s = table.sites[i];
+    AllocSiteCount c{s.caller, {}, slope(s.allocs), slope(s.bytes)};
+    std::copy(s.above, s.above + kAllocSiteAbove, c.above);
+    if (c.allocs != 0 || c.bytes != 0) out.push_back(c);
+  }
+  if (const double dropped = slope(table.dropped); dropped != 0) {
+    out.push_back({0, {}, dropped, 0});
+  }
+  return out;
+}
+
+}  // namespace
+
+void EnableAllocSites(bool every) {
+  alloc_sites_wanted = true;
+  every_batch = every;
+}
+
+void AllocSitesBegin() {
+  table.used = 0;
+  std::fill(std::begin(table.dropped), std::end(table.dropped), 0);
+  table.on = true;
+}
+
+void AllocSitesEnd() { table.on = false; }
+
+void AllocSitesAtBatchStart() {
+  if (every_batch || table.on) AllocSitesBegin();
+}
+
+void RecordAllocSite(uintptr_t caller, size_t size, int segment) {
+  // Under callgrind (every_batch): collection off first, so that the
+  // simulated counts hold as little of this as can be.
+  const bool simulated = every_batch;
+  if (simulated) CALLGRIND_TOGGLE_COLLECT;
+  if (table.on) {
+    // Allocations the unwinder might make are not the case's.
+    AllocTally& t = alloc_tally;
+    const bool was_on = t.on;
+    t.on = false;
+    Insert(caller, size, std::clamp(segment, 0, 3), simulated);
+    t.on = was_on;
+  }
+  if (simulated) CALLGRIND_TOGGLE_COLLECT;
+}
+
+std::vector<AllocSiteCount> AllocSitesPerIteration(double iterations) {
+  return PerIteration(0, -1, iterations);
+}
+
+std::vector<AllocSiteCount> SimulatedAllocSites(double iterations) {
+  if (!every_batch) return {};
+  return PerIteration(3, 2, iterations);
+}
+
+void RecordAllocSites(int case_index, std::vector<AllocSiteCount> sites) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  Stored()[case_index] = std::move(sites);
+}
+
+std::vector<AllocSiteCount> TakeAllocSites(int case_index) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto it = Stored().find(case_index);
+  if (it == Stored().end()) return {};
+  std::vector<AllocSiteCount> sites = std::move(it->second);
+  Stored().erase(it);
+  return sites;
+}
+
+}  // namespace pmubench::internal
