@@ -373,8 +373,6 @@ TEST_F(SimulateTest, DumpsWhereCallgrindWasToldElsewhereAreAClearError) {
   EXPECT_THAT(r.err, HasSubstr("PMUBENCH_CALLGRIND_OUT"));
 }
 
-}  // namespace
-
 // runner_simulate_layout_cases (simulate_layout_cases.cc): cases whose
 // work follows addresses.
 std::string& LayoutCasesBinary() {
@@ -449,6 +447,8 @@ TEST_F(SimulateTest, LayoutCheckNeedsTheBackendAndSaysWhatMoved) {
   EXPECT_THAT(r.out, HasSubstr("pmubench_layout_sensitive=1"));
   EXPECT_THAT(Leftovers(), ::testing::IsEmpty());
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
