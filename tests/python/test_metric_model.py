@@ -64,15 +64,22 @@ def test_one_more_allocation_per_iteration_is_a_regression(tmp_path):
     assert verdicts["max_bytes_used"] == "no significant change"
 
 
-def test_the_layout_flag_is_read_and_refused_when_not_boolean():
+def test_the_layout_flag_is_read_as_true_or_a_count_and_refused_otherwise():
     run = {"name": "BM_X", "run_type": "iteration", "iterations": 1, "real_time": 1.0,
            "cpu_time": 1.0, "time_unit": "ns", "instructions": 5.0,
            metrics.LAYOUT_FLAG: True}
     parsed = benchjson.parse_run(run, "f.json", 0)
     assert metrics.LAYOUT_FLAG not in parsed.metrics
     assert metrics.is_layout_sensitive(parsed.raw)
-    with pytest.raises(benchjson.BadInput, match="pmubench_layout_sensitive"):
-        benchjson.parse_run({**run, metrics.LAYOUT_FLAG: 1}, "f.json", 0)
+    # --pmubench_layout_check writes a counter: how many threads saw it.
+    counted = benchjson.parse_run({**run, metrics.LAYOUT_FLAG: 1.0}, "f.json", 0)
+    assert metrics.LAYOUT_FLAG not in counted.metrics
+    assert metrics.is_layout_sensitive(counted.raw)
+    for unmarked in (False, 0, 0.0):
+        assert not metrics.is_layout_sensitive({metrics.LAYOUT_FLAG: unmarked})
+    for bad in ("yes", -1.0, float("nan")):
+        with pytest.raises(benchjson.BadInput, match="pmubench_layout_sensitive"):
+            benchjson.parse_run({**run, metrics.LAYOUT_FLAG: bad}, "f.json", 0)
 
 
 def _verdict_path_modules():

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -81,10 +83,12 @@ class SimulateTest : public ::testing::Test {
   }
 
   // The cases binary with `args`, its temporary files in our directory.
-  Result Run(const std::string& args) {
-    return RunShell("cd '" + dir_ + "' && TMPDIR='" + dir_ + "' '" +
-                        CasesBinary() + "' " + args + " --benchmark_out='" +
-                        out_ + "' --benchmark_out_format=json",
+  // Or `binary` with `args`, `env` (NAME=VALUE ...) set.
+  Result Run(const std::string& args, const std::string& binary = CasesBinary(),
+             const std::string& env = "") {
+    return RunShell("cd '" + dir_ + "' && " + env + " TMPDIR='" + dir_ + "' '" +
+                        binary + "' " + args + " --benchmark_out='" + out_ +
+                        "' --benchmark_out_format=json",
                     dir_ + "/console");
   }
   std::string Json() { return ReadFile(out_); }
@@ -369,6 +373,81 @@ TEST_F(SimulateTest, DumpsWhereCallgrindWasToldElsewhereAreAClearError) {
   EXPECT_THAT(r.err, HasSubstr("PMUBENCH_CALLGRIND_OUT"));
 }
 
+// runner_simulate_layout_cases (simulate_layout_cases.cc): cases whose
+// work follows addresses.
+std::string& LayoutCasesBinary() {
+#ifdef PMUBENCH_SIM_LAYOUT_CASES_PATH
+  static std::string path = PMUBENCH_SIM_LAYOUT_CASES_PATH;
+#else
+  static std::string path;
+#endif
+  return path;
+}
+
+constexpr const char* kLayoutCases[] = {
+    "BM_LayoutStdUnorderedMapOfPointers/1000", "BM_LayoutStdSetOfPointers/1000",
+    "BM_LayoutAbslSetOfPointers/1000",         "BM_LayoutAbslLargeTable/1000",
+    "BM_LayoutAbslLargeTable/20000",           "BM_LayoutBigBlocksByAddress"};
+constexpr char kLayoutSensitive[] = "pmubench_layout_sensitive";
+
+// Under --pmubench_layout_check every row either counts the same after the
+// case that maps and unmaps blocks, from a 150-character longer path with
+// 3,000 bytes more environment, and alone; or it is marked.
+TEST_F(SimulateTest, AddressFollowingRowsStandStillOrAreMarked) {
+  ASSERT_FALSE(LayoutCasesBinary().empty());
+  const std::string far = dir_ + "/" + std::string(150, 'l');
+  ASSERT_EQ(std::system(("mkdir '" + far + "' && cp '" + LayoutCasesBinary() +
+                         "' '" + far + "/cases'")
+                            .c_str()),
+            0);
+  const std::string check = "--pmubench_simulate --pmubench_layout_check";
+  std::vector<std::string> runs;
+  for (const auto& [binary, env] :
+       {std::pair<std::string, std::string>{LayoutCasesBinary(), ""},
+        {far + "/cases", "PMUBENCH_TEST_PADDING=" + std::string(3000, 'p')}}) {
+    const Result r = Run(check, binary, env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    runs.push_back(Json());
+  }
+  const std::string& after_maps = runs[0];
+  ASSERT_LT(after_maps.find("BM_LayoutAMaps"),
+            after_maps.find(kLayoutCases[0]));
+  // Known to move with the layout (docs/ci_without_pmu.md): the Abseil set
+  // of pointers and the mapped blocks hashed by address; the std
+  // containers of pointers hold still.
+  EXPECT_EQ(JsonRunField(after_maps, kLayoutCases[2], kLayoutSensitive), 1);
+  EXPECT_EQ(JsonRunField(after_maps, kLayoutCases[5], kLayoutSensitive), 1);
+  for (const char* name : kLayoutCases) {
+    SCOPED_TRACE(name);
+    const double marked = JsonRunField(after_maps, name, kLayoutSensitive);
+    if (marked == 1) continue;
+    const std::string family(name, std::string_view(name).find('/'));
+    ASSERT_EQ(Run("--pmubench_simulate --benchmark_filter='^" + family + "'",
+                  LayoutCasesBinary())
+                  .exit_code,
+              0);
+    const double count = JsonRunField(after_maps, name, kInstructions);
+    EXPECT_FALSE(std::isnan(count));
+    EXPECT_EQ(count, JsonRunField(runs[1], name, kInstructions)) << "far path";
+    EXPECT_EQ(count, JsonRunField(Json(), name, kInstructions)) << "alone";
+  }
+}
+
+// The check runs a batch twice: the console and the row say what moved.
+TEST_F(SimulateTest, LayoutCheckNeedsTheBackendAndSaysWhatMoved) {
+  const Result natively = Run("--pmubench_layout_check");
+  EXPECT_EQ(natively.exit_code, 2);
+  EXPECT_THAT(natively.err, HasSubstr("--pmubench_layout_check"));
+  const Result r =
+      Run("--pmubench_simulate --pmubench_layout_check "
+          "--benchmark_filter=AbslSetOfPointers",
+          LayoutCasesBinary());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("BM_LayoutAbslSetOfPointers counted"));
+  EXPECT_THAT(r.out, HasSubstr("pmubench_layout_sensitive=1"));
+  EXPECT_THAT(Leftovers(), ::testing::IsEmpty());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -378,6 +457,11 @@ int main(int argc, char** argv) {
           pmubench::testing::TakeBinaryFlag(argc, argv, "sim_cases_more");
       !more.empty()) {
     CasesMoreBinary() = more;
+  }
+  if (std::string layout =
+          pmubench::testing::TakeBinaryFlag(argc, argv, "sim_layout_cases");
+      !layout.empty()) {
+    LayoutCasesBinary() = layout;
   }
   return RUN_ALL_TESTS();
 }

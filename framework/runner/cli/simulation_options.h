@@ -47,6 +47,9 @@ struct SimulationOptions {
   std::string d1 = kDefaultD1;
   std::string ll = kDefaultLL;
   int64_t iterations = 0;  // 0: kDefaultSimulatedIterations
+  // --pmubench_layout_check: each batch run again at shifted addresses
+  // (measure/layout_check.h).
+  bool layout_check = false;
 };
 
 // "instructions" or "cache" ("true", from a bare --pmubench_simulate, is

@@ -71,19 +71,13 @@ void SimulatedMeter::Report(benchmark::State& gb_state,
     return;
   }
   const SimulatedEventSet& set = session_->set;
-  const double per_iteration =
-      1.0 / (static_cast<double>(segments_.steps[2]) *
-             std::max<int64_t>(1, iterations_per_step));
   const int extra_pauses = pauses_[3] - pauses_[2];
   double instruction_pauses = 0;
   std::vector<double> values(set.events.size());
   for (size_t i = 0; i < set.events.size(); ++i) {
-    const double shorter = SimulatedValue(set.events[i], (*dumps)[2]);
-    const double longer = SimulatedValue(set.events[i], (*dumps)[3]);
-    const double pauses = session_->pause_pair[i] * extra_pauses;
-    values[i] = (longer - shorter - pauses) * per_iteration;
+    values[i] = PerIteration(i, *dumps, iterations_per_step);
     if (set.events[i].columns == std::vector<std::string>{"Ir"}) {
-      instruction_pauses = pauses;
+      instruction_pauses = session_->pause_pair[i] * extra_pauses;
     }
     gb_state.counters[set.events[i].field()] =
         benchmark::Counter(values[i], benchmark::Counter::kAvgThreads);
@@ -101,6 +95,30 @@ void SimulatedMeter::Report(benchmark::State& gb_state,
       segments_.steps[2] * std::max<int64_t>(1, iterations_per_step),
       std::llround(instruction_pauses));
   self_costs_ = std::move((*dumps)[3].self_costs);
+}
+
+double SimulatedMeter::PerIteration(size_t event,
+                                    const std::vector<CallgrindDump>& dumps,
+                                    int64_t iterations_per_step) const {
+  const SimulatedEvent& e = session_->set.events[event];
+  const double pauses = session_->pause_pair[event] * (pauses_[3] - pauses_[2]);
+  const double per_iteration =
+      1.0 / (static_cast<double>(segments_.steps[2]) *
+             std::max<int64_t>(1, iterations_per_step));
+  return (SimulatedValue(e, dumps[3]) - SimulatedValue(e, dumps[2]) - pauses) *
+         per_iteration;
+}
+
+absl::StatusOr<std::vector<double>> SimulatedMeter::Values(
+    int threads, int64_t iterations_per_step) {
+  absl::StatusOr<std::vector<CallgrindDump>> dumps =
+      SegmentDumps(*session_, label_, threads);
+  if (!dumps.ok()) return dumps.status();
+  std::vector<double> values(session_->set.events.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = PerIteration(i, *dumps, iterations_per_step);
+  }
+  return values;
 }
 
 absl::StatusOr<std::vector<double>> SimulatedMeter::CalibratePausePair(

@@ -85,6 +85,12 @@ class SimulatedMeter {
   // counts (segment_profile.h); empty if the dumps could not be read.
   SegmentProfile TakeSegmentProfile() { return std::move(segment_profile_); }
 
+  // Instead of Report, for a batch run again (layout_check.h): each event
+  // of the session's set per iteration, read from the four dumps (which
+  // are removed); nothing is written into Google Benchmark's state.
+  absl::StatusOr<std::vector<double>> Values(int threads,
+                                             int64_t iterations_per_step);
+
   // What one empty ResumeTiming..PauseTiming pair counts through State's own
   // code, per event of `set` (the minimum of a few; they are equal).
   static absl::StatusOr<std::vector<double>> CalibratePausePair(
@@ -92,6 +98,11 @@ class SimulatedMeter {
 
  private:
   SimulatedMeter() = default;  // for CalibratePausePair
+
+  // Event `event` of the set per iteration: the 2n-step segment less the
+  // n-step one, less the extra pause pairs of the longer.
+  double PerIteration(size_t event, const std::vector<CallgrindDump>& dumps,
+                      int64_t iterations_per_step) const;
 
   const SimulationSession* session_ = nullptr;
   SimulatedSegments segments_;

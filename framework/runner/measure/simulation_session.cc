@@ -82,6 +82,7 @@ absl::StatusOr<const SimulationSession*> StartSimulation(
   if (requested.has_value() && requested->iterations > 0) {
     session->iterations = requested->iterations;
   }
+  session->layout_check = requested.has_value() && requested->layout_check;
   absl::StatusOr<std::vector<double>> pair =
       SimulatedMeter::CalibratePausePair(*session->callgrind, session->set);
   if (!pair.ok()) return pair.status();

@@ -37,6 +37,8 @@ struct SimulationSession {
   // Per event of `set`: what one empty ResumeTiming..PauseTiming pair
   // counts through State's own code.
   std::vector<double> pause_pair;
+  // --pmubench_layout_check (layout_check.h).
+  bool layout_check = false;
 };
 
 // Sets up the backend: `counters` as --counters (simulated event names,

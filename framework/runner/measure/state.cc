@@ -8,11 +8,20 @@
 namespace pmubench {
 
 State::State(benchmark::State& gb_state, internal::SimulatedMeter& sim) noexcept
+    : State(gb_state, sim, gb_state.counters, false) {}
+
+State::State(benchmark::State& gb_state, internal::SimulatedMeter& sim,
+             benchmark::UserCounters& untimed_counters, Untimed) noexcept
+    : State(gb_state, sim, untimed_counters, true) {}
+
+State::State(benchmark::State& gb_state, internal::SimulatedMeter& sim,
+             benchmark::UserCounters& counters_to_use, bool untimed) noexcept
     : max_iterations(sim.total_steps()),
-      counters(gb_state.counters),
+      counters(counters_to_use),
       gb_(&gb_state),
       meter_(nullptr),
       sim_(&sim),
+      untimed_(untimed),
       first_count_(sim.segment_steps(0)),
       sim_steps_(sim.total_steps()),
       segments_left_(4),
@@ -104,14 +113,14 @@ void State::SimulatedPause() {
   const bool counting = phase_ == Phase::kRunning && !paused_;
   if (counting) sim_->Stop();
   internal::AllocPause();
-  if (gb_ != nullptr) gb_->PauseTiming();
+  if (gb_ != nullptr && !untimed_) gb_->PauseTiming();
   paused_ = true;
   // A pair belongs to the segment it paused in (simulated_meter.h).
   if (counting) sim_->CountPause(4 - segments_left_);
 }
 
 void State::SimulatedResume() {
-  if (gb_ != nullptr) gb_->ResumeTiming();
+  if (gb_ != nullptr && !untimed_) gb_->ResumeTiming();
   const bool counting = phase_ == Phase::kRunning && paused_;
   paused_ = false;
   if (counting) internal::AllocResume();

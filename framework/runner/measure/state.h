@@ -39,6 +39,7 @@ namespace pmubench {
 namespace internal {
 class BatchMeter;
 class CaseRunner;
+class LayoutCheck;
 class SimulatedMeter;
 class StateCalibration;
 }  // namespace internal
@@ -127,6 +128,7 @@ class State {
 
  private:
   friend class internal::CaseRunner;
+  friend class internal::LayoutCheck;
   friend class internal::SimulatedMeter;
   friend class internal::StateCalibration;
 
@@ -162,6 +164,14 @@ class State {
   // KeepRunningBatch calls) in segments, with a callgrind dump at each
   // boundary, whatever Google Benchmark asked for.
   State(benchmark::State& gb_state, internal::SimulatedMeter& sim) noexcept;
+  // The same, untimed: the body runs again on the batch Google Benchmark
+  // just timed, its loop and timer left alone and the body's own counters
+  // kept apart in `untimed_counters` (the layout check, layout_check.h).
+  State(benchmark::State& gb_state, internal::SimulatedMeter& sim,
+        benchmark::UserCounters& untimed_counters, Untimed) noexcept;
+  // Both of the above: counting into `counters_to_use`, timed or not.
+  State(benchmark::State& gb_state, internal::SimulatedMeter& sim,
+        benchmark::UserCounters& counters_to_use, bool untimed) noexcept;
   // A State inside its loop, paused, with no Google Benchmark state under
   // it, for the ResumeTiming..PauseTiming pairs that calibrate what a pair
   // adds under callgrind (SimulatedMeter::CalibratePausePair).

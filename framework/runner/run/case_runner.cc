@@ -14,6 +14,7 @@
 #include "framework/runner/alloc/alloc_fields.h"
 #include "framework/runner/measure/batch_meter.h"
 #include "framework/runner/measure/fresh_heap.h"
+#include "framework/runner/measure/layout_check.h"
 #include "framework/runner/measure/simulated_meter.h"
 #include "framework/runner/measure/simulation_session.h"
 #include "framework/runner/measure/started_threads.h"
@@ -92,6 +93,9 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
       },
       sim.simulates_misses);
   meter.Report(gb_state, iterations_per_step);
+  if (sim.layout_check) {
+    LayoutCheck::Run(gb_state, sim, pmu_case.body, name);
+  }
   WriteSimulatedAllocations(gb_state, allocations);
   if (gb_state.thread_index() == 0) {
     RecordSimulatedProfile(pmu_case.index, meter.TakeSelfCosts());

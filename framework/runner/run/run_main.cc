@@ -96,6 +96,10 @@ ABSL_FLAG(int64_t, pmubench_simulate_iterations, 0,
           "measured segment (a batch runs n, n, n and 2n steps); 0: 10. "
           "Instruction counts are exact at any n; simulated misses are "
           "averaged over n and 2n steps.");
+ABSL_FLAG(bool, pmubench_layout_check, false,
+          "With --pmubench_simulate: run each batch a second time at other "
+          "addresses and mark rows whose instruction count differs "
+          "(pmubench_layout_sensitive); twice the time.");
 ABSL_FLAG(std::string, pmubench_simulate_i1, pmubench::internal::kDefaultI1,
           "With --pmubench_simulate=cache: the simulated L1 instruction "
           "cache, SIZE,ASSOCIATIVITY,LINE_SIZE in bytes (valgrind's --I1).");
@@ -123,6 +127,7 @@ const std::vector<std::string>& OwnFlags() {
                                    "pmubench_profile_out",
                                    "pmubench_simulate",
                                    "pmubench_simulate_iterations",
+                                   "pmubench_layout_check",
                                    "pmubench_simulate_i1",
                                    "pmubench_simulate_d1",
                                    "pmubench_simulate_ll",
@@ -143,13 +148,16 @@ SimulationFlags() {
   options.i1 = absl::GetFlag(FLAGS_pmubench_simulate_i1);
   options.d1 = absl::GetFlag(FLAGS_pmubench_simulate_d1);
   options.ll = absl::GetFlag(FLAGS_pmubench_simulate_ll);
-  const bool tuned = options.iterations != 0 || options.i1 != pi::kDefaultI1 ||
+  options.layout_check = absl::GetFlag(FLAGS_pmubench_layout_check);
+  const bool tuned = options.iterations != 0 || options.layout_check ||
+                     options.i1 != pi::kDefaultI1 ||
                      options.d1 != pi::kDefaultD1 ||
                      options.ll != pi::kDefaultLL;
   if (mode.empty()) {
     if (!tuned) return std::nullopt;
     return absl::InvalidArgumentError(
-        "--pmubench_simulate_iterations and --pmubench_simulate_i1/d1/ll "
+        "--pmubench_simulate_iterations, --pmubench_layout_check and "
+        "--pmubench_simulate_i1/d1/ll "
         "take effect with --pmubench_simulate (instructions or cache)");
   }
   absl::StatusOr<pi::SimulationMode> parsed = pi::ParseSimulationMode(mode);

@@ -133,7 +133,7 @@ def _collect(bench: benchjson.BenchFile) -> dict[tuple[str, str], list[float]]:
             continue
         for metric, value in run.metrics.items():
             values.setdefault((run.run_name, metric), []).append(value)
-        if run.raw and run.raw.get(benchjson.LAYOUT_SENSITIVE_FIELD) is True:
+        if benchjson.is_layout_sensitive(run.raw):
             # Kept as a series of 1s: detect and judge read it (series.all_series).
             values.setdefault((run.run_name, benchjson.LAYOUT_SENSITIVE_FIELD), []).append(1.0)
     return values

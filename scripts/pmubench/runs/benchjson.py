@@ -42,9 +42,25 @@ STRUCTURAL_FIELDS = frozenset({
 # untimed profiling pass, not metrics of the measured run.
 PROFILE_FIELD_PREFIX = "pmubench_profile"
 # A run's true/false facts, not metrics: pmubench_layout_sensitive (the
-# case's counts move with code layout; verdicts.metrics judges them noisy).
+# case's counts move with layout; verdicts.metrics judges them noisy). true,
+# or the count the runner's --pmubench_layout_check writes (how many of the
+# row's threads saw the count move; 0 or absent: not marked).
 LAYOUT_SENSITIVE_FIELD = "pmubench_layout_sensitive"
 FLAG_FIELDS = frozenset({LAYOUT_SENSITIVE_FIELD})
+
+
+def _is_flag_value(value) -> bool:
+    """true/false, or a finite count of 0 or more."""
+    if isinstance(value, bool):
+        return True
+    return type(value) in (int, float) and value - value == 0 and value >= 0
+
+
+def is_layout_sensitive(raw: dict | None) -> bool:
+    """True when a run's JSON object says its counts move with layout."""
+    value = (raw or {}).get(LAYOUT_SENSITIVE_FIELD)
+    return value is True or (_is_flag_value(value) and
+                             not isinstance(value, bool) and value > 0)
 
 TIME_METRICS = ("real_time", "cpu_time")
 RATE_METRICS = ("items_per_second", "bytes_per_second")
@@ -333,9 +349,9 @@ def _metrics(obj: dict, path: str, where: str, aggregate: str) -> dict[str, floa
         if key in STRUCTURAL_FIELDS or key.startswith(PROFILE_FIELD_PREFIX):
             continue
         if key in FLAG_FIELDS:
-            if not isinstance(value, bool):
-                raise BadInput(f"{path}: {where} \"{key}\" is not true or false "
-                               f"({_short(value)})")
+            if not _is_flag_value(value):
+                raise BadInput(f"{path}: {where} \"{key}\" is not true, false "
+                               f"or a count ({_short(value)})")
             continue
         if type(value) is float and value - value == 0.0 and (
                 value >= 0 or key not in TIME_METRICS):

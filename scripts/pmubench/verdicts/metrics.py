@@ -195,7 +195,7 @@ def is_time(metric: str) -> bool:
 
 def is_layout_sensitive(raw: dict | None) -> bool:
     """True when a run's JSON object says its counts move with layout."""
-    return bool(raw) and raw.get(LAYOUT_FLAG) is True
+    return benchjson.is_layout_sensitive(raw)
 
 
 def catches_one_in(pct: float) -> int:
