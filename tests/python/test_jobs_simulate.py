@@ -1,7 +1,7 @@
 """--pmubench_jobs end to end under --pmubench_simulate (valgrind's
-callgrind): a part of the default suite (the binary //benches:all) run in 2 workers and in
-1 reports every count equal, the rows in the same order, and the same
-console but for times; a worker whose valgrind is killed mid-run
+callgrind): a part of the default suite (the binary //benches:all) run in
+2 workers and in 1 reports every count equal, the rows in the same order,
+and the same console but for times; a worker whose valgrind is killed mid-run
 (tests/runner/jobs_cases.cc, BM_JobsKillsItself with PMUBENCH_JOBS_TEST_KILL
 set) fails its unfinished cases by name and keeps every other row, exit 1;
 --pmubench_jobs=0 exits 2 before valgrind starts. CTest's jobs_simulate
