@@ -103,3 +103,15 @@ def test_zero_jobs_exits_two_before_valgrind_starts(tmp_path):
     assert "--pmubench_jobs=0: give the number of worker processes" in proc.stderr
     assert doc is None
     assert "valgrind" not in proc.stderr.lower().replace("--pmubench_simulate", "")
+
+
+@_needs_suite
+def test_workers_under_a_valgrind_started_by_hand_are_refused(tmp_path):
+    # Their workers would run natively: the run must be started with
+    # --pmubench_simulate, which gives each worker its own valgrind.
+    proc = subprocess.run(
+        ["valgrind", "-q", "--tool=callgrind", "--collect-atstart=no", _CASES,
+         "--pmubench_jobs=2"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2
+    assert "--pmubench_jobs=2 under a valgrind started by hand" in proc.stderr
+    assert "BM_Jobs" not in proc.stdout

@@ -570,22 +570,31 @@ absl::Status CheckModeFlags(bool simulated) {
 }
 
 // --pmubench_jobs: checked, defaulted, and 1 where workers cannot run (in a
-// worker, when listing, with a profile).
-absl::StatusOr<int> JobsFlag(bool simulating) {
+// worker, when listing, with a profile). `simulate_flag`: the run was asked
+// for with --pmubench_simulate, so each worker starts its own valgrind; a
+// binary started under callgrind by hand has no flag to pass its workers.
+absl::StatusOr<int> JobsFlag(bool simulate_flag, bool under_callgrind) {
   namespace pi = pmubench::internal;
   const std::string text = absl::GetFlag(FLAGS_pmubench_jobs);
   absl::StatusOr<int> jobs =
-      pi::ParseJobsFlag(text, simulating, pi::CpusAllowed());
+      pi::ParseJobsFlag(text, simulate_flag, pi::CpusAllowed());
   if (!jobs.ok()) return jobs.status();
-  if (*jobs > 1 && !absl::GetFlag(FLAGS_pmubench_profile).empty()) {
-    if (!text.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--pmubench_jobs=", text,
-          " with --pmubench_profile: a case is profiled in the process that "
-          "runs it, and workers report rows only; give --pmubench_jobs=1 or "
-          "drop --pmubench_profile"));
-    }
-    return 1;
+  std::string refused;
+  if (!absl::GetFlag(FLAGS_pmubench_profile).empty()) {
+    refused =
+        " with --pmubench_profile: a case is profiled in the process that "
+        "runs it, and workers report rows only; give --pmubench_jobs=1 or "
+        "drop --pmubench_profile";
+  } else if (under_callgrind && !simulate_flag) {
+    refused =
+        " under a valgrind started by hand: its workers would run "
+        "natively; start the binary with --pmubench_simulate instead, which "
+        "gives each worker its own valgrind";
+  }
+  if (*jobs > 1 && !refused.empty()) {
+    if (text.empty()) return 1;
+    return absl::InvalidArgumentError(
+        absl::StrCat("--pmubench_jobs=", text, refused));
   }
   if (pi::WorkerFiles().has_value() || benchmark::FLAGS_benchmark_list_tests) {
     return 1;
@@ -594,14 +603,16 @@ absl::StatusOr<int> JobsFlag(bool simulating) {
 }
 
 // The shard, the workers and, in a worker, its files, from the flags.
-absl::StatusOr<Spread> SpreadFlags(int argc, char** argv, bool simulating) {
+absl::StatusOr<Spread> SpreadFlags(int argc, char** argv, bool simulate_flag,
+                                   bool under_callgrind) {
+  const bool simulating = simulate_flag || under_callgrind;
   Spread spread;
   const bool jobs_given = !absl::GetFlag(FLAGS_pmubench_jobs).empty();
   absl::StatusOr<std::optional<pmubench::ShardRequest>> shard =
       pmubench::ShardFlags(jobs_given);
   if (!shard.ok()) return shard.status();
   spread.shard = *std::move(shard);
-  absl::StatusOr<int> jobs = JobsFlag(simulating);
+  absl::StatusOr<int> jobs = JobsFlag(simulate_flag, under_callgrind);
   if (!jobs.ok()) return jobs.status();
   absl::StatusOr<std::optional<std::map<std::string, double>>> costs =
       pmubench::CostsFlag();
@@ -661,7 +672,8 @@ int pmubench::RunMain(int argc, char** argv) {
   if (absl::Status s = CheckModeFlags(simulating); !s.ok()) {
     return BadInput(program, s.message());
   }
-  absl::StatusOr<Spread> spread = SpreadFlags(argc, argv, simulating);
+  absl::StatusOr<Spread> spread =
+      SpreadFlags(argc, argv, simulate->has_value(), under_callgrind);
   if (!spread.ok()) return BadInput(program, spread.status().message());
   if (simulate->has_value() && !under_callgrind) {
     absl::StatusOr<int> status = pmubench::internal::RunUnderCallgrind(
