@@ -13,8 +13,9 @@
 # scripts/ci_build.sh: a git worktree under DIR/worktrees, the same flags
 # and line tables; the build options mean what they mean there) and run
 # with --benchmark_filter=REGEX --benchmark_repetitions=1 and, unless
-# --no-simulate, --pmubench_simulate, so only the matching cases run, each
-# once, counted exactly. M is the JSON field compared (default
+# --no-simulate, --pmubench_simulate --pmubench_profile=instructions, so
+# only the matching cases run, each once, counted exactly, each with its
+# exact profile. M is the JSON field compared (default
 # callgrind/instructions/, or instructions with --no-simulate).
 #
 # GOOD and BAD are built first; when every matching case counts the same
@@ -25,7 +26,9 @@
 # skipped, as `git bisect skip` does, and said on stderr. At the end it
 # prints the first commit whose count changed, with its full SHA, and each
 # changed case's count before (at GOOD) and after (at that commit), then
-# how many builds it took.
+# the attribution of the change from the two runs' profiles, as
+# compare.py prints it (the functions and source lines whose counts per
+# iteration moved; none with --no-simulate), then how many builds it took.
 #
 # DIR (--out; default a new mktemp -d directory, named on stderr) gets the
 # build logs, each run's JSON and bisect.log; the worktrees are removed on
@@ -105,7 +108,8 @@ run_counts() {
   local tree="$trees/$1" file=$2 log="$out/$1-run.log"
   local flags=("--benchmark_filter=$regex" "--benchmark_repetitions=1"
                "--benchmark_out=$file" "--benchmark_out_format=json")
-  [[ $simulate == off ]] || flags+=("--pmubench_simulate=$simulate")
+  [[ $simulate == off ]] ||
+    flags+=("--pmubench_simulate=$simulate" "--pmubench_profile=instructions")
   if [[ -n $run_cmd ]]; then
     spawn "$tree" bash -c "$run_cmd \"\$@\"" run-cmd "${flags[@]}"
   elif [[ -n $bazel_target ]]; then
@@ -202,4 +206,14 @@ for name in list(before) + [n for n in after if n not in before]:
     a, b = before.get(name, "absent"), after.get(name, "absent")
     if a != b:
         print(f"  {name}: {a} -> {b}")' "$out/runs/good.counts" "$after"
+# Why: compare.py's attribution of GOOD's run against that commit's.
+after_json="$out/runs/$first.json"
+[[ $first == "$bad_sha" ]] && after_json="$out/runs/bad.json"
+why=$("$python" "$script_dir/compare.py" "$out/runs/good.json" "$after_json" \
+  --format text 2>/dev/null | sed -n '/^Why it changed/,/^$/p') || true
+if [[ -n $why ]]; then
+  printf '%s\n' "$why"
+else
+  echo "  (no attribution: the runs hold no profile of $metric; under --pmubench_simulate they do)"
+fi
 echo "$builds builds ($((builds - 2)) between --good and --bad); logs in $out" >&2

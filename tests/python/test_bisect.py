@@ -2,7 +2,8 @@
 is a shell test and whose "benchmark" is a Python script writing Google
 Benchmark JSON from the commit's counts.txt (no C++ build per commit):
 commit 21 adds one instruction per iteration to BM_B. The bisection names
-commit 21 by its full SHA in at most 5 builds between the ends, skips
+commit 21 by its full SHA in at most 5 builds between the ends, with the
+change's attribution (its exact profiles: work_BM_B, line 7, +1), skips
 commits that do not build, and refuses a range with no change."""
 
 from __future__ import annotations
@@ -23,6 +24,15 @@ for line in open("counts.txt"):
                      "repetitions": 1, "repetition_index": 0, "threads": 1,
                      "iterations": 10, "real_time": 1.0, "cpu_time": 1.0,
                      "time_unit": "ns", "callgrind/instructions/": float(value)})
+        if "pmubench_profile" in args:  # exact, as under --pmubench_simulate
+            runs[-1].update({
+                "pmubench_profile_event": "callgrind/instructions/",
+                "pmubench_profile_per_iteration": [
+                    {"symbol": "work_" + name, "count": float(value) - 50},
+                    {"symbol": "loop", "count": 50.0}],
+                "pmubench_profile_lines_per_iteration": [
+                    {"symbol": "work_" + name, "file": "src/work.cc", "line": 7,
+                     "count": float(value) - 50}]})
 json.dump({"context": {}, "benchmarks": runs}, open(args["benchmark_out"], "w"))
 """
 
@@ -74,6 +84,11 @@ def test_names_commit_21_with_its_full_sha_in_at_most_5_midpoint_builds(
     assert f"changed: {shas[20]} commit 21" in r.stdout
     assert "BM_B: 200.0 -> 201.0" in r.stdout
     assert "BM_A" not in r.stdout
+    why = r.stdout.split("Why it changed", 1)[1]
+    moved = [line.split() for line in why.splitlines() if "work_BM_B" in line]
+    assert moved and all("+1" in words for words in moved), why
+    assert any("work.cc:7" in line for line in why.splitlines()), why
+    assert "loop" not in why.split("work_BM_B", 1)[1].split("\n", 1)[0]
     assert _between(r.stderr) <= 5  # log2 of the 31 commits after --good
     assert _git(tmp_path / "repo", "worktree", "list").count("\n") == 0
 

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,7 @@
 #include "framework/runner/cli/benchmark_flags.h"
 #include "framework/runner/cli/command_line.h"
 #include "framework/runner/cli/event_list.h"
+#include "framework/runner/cli/jobs_flag.h"
 #include "framework/runner/cli/simulation_options.h"
 #include "framework/runner/output/atomic_file.h"
 #include "framework/runner/output/captured_reporter.h"
@@ -46,7 +48,9 @@
 #include "framework/runner/profile/profile_json.h"
 #include "framework/runner/profile/profile_pass.h"
 #include "framework/runner/run/build_info.h"
+#include "framework/runner/run/jobs_run.h"
 #include "framework/runner/run/shard_run.h"
+#include "framework/runner/run/worker_process.h"
 #include "framework/runner/session/session.h"
 #include "framework/runner/simulate/callgrind.h"
 
@@ -110,9 +114,24 @@ ABSL_FLAG(std::string, pmubench_allocations, "on",
           "on: count heap allocations per iteration (allocs_per_iter, "
           "alloc_bytes_per_iter, frees_per_iter, max_bytes_used); off: "
           "leave them out.");
+ABSL_FLAG(std::string, pmubench_jobs, "",
+          "N: run the cases in N worker processes (a family's instances in "
+          "one), their results reported in registration order as one run's. "
+          "Default: under --pmubench_simulate the CPUs this process may run "
+          "on (counts are the same whatever runs beside a case), 1 with "
+          "--pmubench_profile; natively 1 (times, cycles, cache and branch "
+          "misses are perturbed by cases running beside; instruction counts "
+          "stay exact). --pmubench_shard_costs=RUN.json balances the "
+          "workers by each case's time in that run.");
 ABSL_FLAG(std::string, pmubench_simulate_ll, pmubench::internal::kDefaultLL,
           "With --pmubench_simulate=cache: the simulated last-level cache "
           "(valgrind's --LL).");
+
+// Google Benchmark 1.7.1 defines its flags as exported globals
+// (src/commandlineflags.h, BM_DECLARE_*); benchmark.h does not declare them.
+namespace benchmark {
+extern bool FLAGS_benchmark_list_tests;
+}  // namespace benchmark
 
 namespace {
 
@@ -133,7 +152,8 @@ const std::vector<std::string>& OwnFlags() {
                                    "pmubench_simulate_ll",
                                    "pmubench_allocations",
                                    "pmubench_shard",
-                                   "pmubench_shard_costs"};
+                                   "pmubench_shard_costs",
+                                   "pmubench_jobs"};
   return *flags;
 }
 
@@ -437,6 +457,64 @@ absl::Status InitializeFlags(int argc, char** argv, bool under_callgrind,
   return pmubench::ParseOwnFlags(args_count, args.data(), OwnFlags());
 }
 
+// How the cases are spread: this process's shard of the suite, its
+// workers (--pmubench_jobs), and in a worker, the worker's files.
+struct Spread {
+  std::optional<pmubench::ShardRequest> shard;
+  pmubench::JobsRequest jobs;
+  std::optional<std::string> worker_files;
+};
+
+// The cases this process runs: a worker's (its display reporter made into
+// `worker_display`), or this shard's. An exit status when the run ends
+// here (bad worker files, an empty shard).
+std::optional<int> SelectCases(
+    std::string_view program, const Spread& spread,
+    pmubench::OutputFile& output_file,
+    std::unique_ptr<benchmark::BenchmarkReporter>& worker_display) {
+  if (spread.worker_files.has_value()) {
+    absl::StatusOr<std::unique_ptr<benchmark::BenchmarkReporter>> writer =
+        pmubench::PrepareWorker(*spread.worker_files);
+    if (!writer.ok()) return BadInput(program, writer.status().message());
+    worker_display = *std::move(writer);
+    return std::nullopt;
+  }
+  if (spread.shard.has_value()) {
+    const pmubench::ShardCount picked =
+        pmubench::ApplyShard(*spread.shard, std::cerr);
+    if (picked.total > 0 && picked.selected == 0) {
+      return pmubench::WriteEmptyRun(program, output_file);
+    }
+  }
+  return std::nullopt;
+}
+
+// The benchmarks run, in this process or in workers; the exit status.
+int RunAndWrite(std::string_view program, const pmubench::JobsRequest& jobs,
+                std::unique_ptr<benchmark::BenchmarkReporter> display,
+                pmubench::AtomicFile& folded,
+                pmubench::OutputFile& output_file) {
+  if (jobs.jobs <= 1) {
+    const size_t ran = benchmark::RunSpecifiedBenchmarks(
+        display.get(), output_file.reporter());
+    benchmark::Shutdown();
+    return WriteOutputs(program, ran, display.get(), folded, output_file);
+  }
+  // csv: Google Benchmark's own reporter, which RunSpecifiedBenchmarks
+  // would have made (deprecated in its header, still what --benchmark_format
+  // =csv prints).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  if (display == nullptr) display = std::make_unique<benchmark::CSVReporter>();
+#pragma GCC diagnostic pop
+  const pmubench::JobsOutcome outcome = pmubench::RunInWorkers(
+      jobs, display.get(), output_file.reporter(), std::cerr);
+  benchmark::Shutdown();
+  return std::max(
+      outcome.status,
+      WriteOutputs(program, outcome.ran, display.get(), folded, output_file));
+}
+
 // The cases run with counters planned and reported: every output path
 // checked, the session prepared, its context added, the reporters made,
 // the benchmarks run and the outputs written. The exit status.
@@ -444,8 +522,7 @@ int RunCases(std::string_view program, const char* argv0,
              const std::string& format,
              benchmark::ConsoleReporter::OutputOptions console_options,
              std::optional<pmubench::internal::SimulationOptions> simulate,
-             bool allocations,
-             const std::optional<pmubench::ShardRequest>& shard,
+             bool allocations, const Spread& spread,
              pmubench::OutputFile& output_file,
              pmubench::ProfileStore& profiles) {
   // Every output path is checked before the first case runs.
@@ -453,11 +530,10 @@ int RunCases(std::string_view program, const char* argv0,
   if (absl::Status s = OpenFolded(folded); !s.ok()) {
     return BadInput(program, s.message());
   }
-  if (shard.has_value()) {
-    const pmubench::ShardCount picked = pmubench::ApplyShard(*shard, std::cerr);
-    if (picked.total > 0 && picked.selected == 0) {
-      return pmubench::WriteEmptyRun(program, output_file);
-    }
+  std::unique_ptr<benchmark::BenchmarkReporter> worker_display;
+  if (std::optional<int> done =
+          SelectCases(program, spread, output_file, worker_display)) {
+    return *done;
   }
   pmubench::RunOptions options;
   options.simulate = std::move(simulate);
@@ -475,17 +551,18 @@ int RunCases(std::string_view program, const char* argv0,
     benchmark::AddCustomContext(key, value);
   }
   pmubench::ReportCaseBuild(std::cerr);
-
+  if (worker_display != nullptr) {
+    return RunAndWrite(program, {}, std::move(worker_display), folded,
+                       output_file);
+  }
   std::unique_ptr<benchmark::BenchmarkReporter> display =
       DisplayReporter(format, console_options, *session, &profiles);
   absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> profiling =
       MaybeProfile(argv0, format, display, &profiles);
   if (!profiling.ok()) return BadInput(program, profiling.status().message());
   if (*profiling != nullptr) display = *std::move(profiling);
-  const size_t ran =
-      benchmark::RunSpecifiedBenchmarks(display.get(), output_file.reporter());
-  benchmark::Shutdown();
-  return WriteOutputs(program, ran, display.get(), folded, output_file);
+  return RunAndWrite(program, spread.jobs, std::move(display), folded,
+                     output_file);
 }
 
 }  // namespace
@@ -498,6 +575,63 @@ absl::Status CheckModeFlags(bool simulated) {
     if (absl::Status s = CheckSimulatedProfileFlags(); !s.ok()) return s;
   }
   return CheckMultiplexFlag(simulated);
+}
+
+// --pmubench_jobs: checked, defaulted, and 1 where workers cannot run (in a
+// worker, when listing, with a profile). `simulate_flag`: the run was asked
+// for with --pmubench_simulate, so each worker starts its own valgrind; a
+// binary started under callgrind by hand has no flag to pass its workers.
+absl::StatusOr<int> JobsFlag(bool simulate_flag, bool under_callgrind) {
+  namespace pi = pmubench::internal;
+  const std::string text = absl::GetFlag(FLAGS_pmubench_jobs);
+  absl::StatusOr<int> jobs =
+      pi::ParseJobsFlag(text, simulate_flag, pi::CpusAllowed());
+  if (!jobs.ok()) return jobs.status();
+  std::string refused;
+  if (!absl::GetFlag(FLAGS_pmubench_profile).empty()) {
+    refused =
+        " with --pmubench_profile: a case is profiled in the process that "
+        "runs it, and workers report rows only; give --pmubench_jobs=1 or "
+        "drop --pmubench_profile";
+  } else if (under_callgrind && !simulate_flag) {
+    refused =
+        " under a valgrind started by hand: its workers would run "
+        "natively; start the binary with --pmubench_simulate instead, which "
+        "gives each worker its own valgrind";
+  }
+  if (*jobs > 1 && !refused.empty()) {
+    if (text.empty()) return 1;
+    return absl::InvalidArgumentError(
+        absl::StrCat("--pmubench_jobs=", text, refused));
+  }
+  if (pi::WorkerFiles().has_value() || benchmark::FLAGS_benchmark_list_tests) {
+    return 1;
+  }
+  return jobs;
+}
+
+// The shard, the workers and, in a worker, its files, from the flags.
+absl::StatusOr<Spread> SpreadFlags(int argc, char** argv, bool simulate_flag,
+                                   bool under_callgrind) {
+  const bool simulating = simulate_flag || under_callgrind;
+  Spread spread;
+  const bool jobs_given = !absl::GetFlag(FLAGS_pmubench_jobs).empty();
+  absl::StatusOr<std::optional<pmubench::ShardRequest>> shard =
+      pmubench::ShardFlags(jobs_given);
+  if (!shard.ok()) return shard.status();
+  spread.shard = *std::move(shard);
+  absl::StatusOr<int> jobs = JobsFlag(simulate_flag, under_callgrind);
+  if (!jobs.ok()) return jobs.status();
+  absl::StatusOr<std::optional<std::map<std::string, double>>> costs =
+      pmubench::CostsFlag();
+  if (!costs.ok()) return costs.status();
+  spread.jobs = {*jobs, *std::move(costs),
+                 std::vector<std::string>(argv + 1, argv + argc)};
+  spread.worker_files = pmubench::internal::WorkerFiles();
+  if (*jobs > 1 && !simulating) {
+    std::cerr << pmubench::internal::NativeJobsWarning(*jobs) << "\n";
+  }
+  return spread;
 }
 
 }  // namespace
@@ -542,13 +676,13 @@ int pmubench::RunMain(int argc, char** argv) {
   if (!allocations.ok()) {
     return BadInput(program, allocations.status().message());
   }
-  if (absl::Status s = CheckModeFlags(simulate->has_value() || under_callgrind);
-      !s.ok()) {
+  const bool simulating = simulate->has_value() || under_callgrind;
+  if (absl::Status s = CheckModeFlags(simulating); !s.ok()) {
     return BadInput(program, s.message());
   }
-  absl::StatusOr<std::optional<pmubench::ShardRequest>> shard =
-      pmubench::ShardFlags();
-  if (!shard.ok()) return BadInput(program, shard.status().message());
+  absl::StatusOr<Spread> spread =
+      SpreadFlags(argc, argv, simulate->has_value(), under_callgrind);
+  if (!spread.ok()) return BadInput(program, spread.status().message());
   if (simulate->has_value() && !under_callgrind) {
     absl::StatusOr<int> status = pmubench::internal::RunUnderCallgrind(
         **simulate, std::vector<std::string>(argv + 1, argv + argc));
@@ -556,5 +690,5 @@ int pmubench::RunMain(int argc, char** argv) {
     return *status;
   }
   return RunCases(program, argv[0], format, console_options, *simulate,
-                  *allocations, *shard, output_file, profiles);
+                  *allocations, *spread, output_file, profiles);
 }

@@ -23,7 +23,8 @@ ABSL_FLAG(std::string, pmubench_shard, "",
 ABSL_FLAG(std::string, pmubench_shard_costs, "",
           "RUN.json: with --pmubench_shard, balance the shards by each "
           "case's time in this previous run (--benchmark_out JSON), longest "
-          "first; cases it does not name are placed by count.");
+          "first; cases it does not name are placed by count. With "
+          "--pmubench_jobs, balances the workers the same way.");
 
 // Google Benchmark 1.7.1 defines its flags as exported globals
 // (src/commandlineflags.h, BM_DECLARE_*); benchmark.h does not declare them.
@@ -67,24 +68,30 @@ std::string JsonList(const std::vector<std::string>& names) {
 
 }  // namespace
 
-absl::StatusOr<std::optional<ShardRequest>> ShardFlags() {
+absl::StatusOr<std::optional<std::map<std::string, double>>> CostsFlag() {
+  const std::string costs = absl::GetFlag(FLAGS_pmubench_shard_costs);
+  if (costs.empty()) return std::nullopt;
+  absl::StatusOr<std::map<std::string, double>> read = ReadCosts(costs);
+  if (!read.ok()) return read.status();
+  return *std::move(read);
+}
+
+absl::StatusOr<std::optional<ShardRequest>> ShardFlags(bool jobs_given) {
   const std::string shard = absl::GetFlag(FLAGS_pmubench_shard);
   const std::string costs = absl::GetFlag(FLAGS_pmubench_shard_costs);
   if (shard.empty()) {
-    if (costs.empty()) return std::nullopt;
+    if (costs.empty() || jobs_given) return std::nullopt;
     return absl::InvalidArgumentError(
         absl::StrCat("--pmubench_shard_costs=", costs,
-                     " balances shards: add --pmubench_shard=I/N"));
+                     " balances shards or workers: add --pmubench_shard=I/N or "
+                     "--pmubench_jobs=N"));
   }
   absl::StatusOr<internal::Shard> parsed = internal::ParseShard(shard);
   if (!parsed.ok()) return parsed.status();
-  ShardRequest request{*parsed, costs, std::nullopt};
-  if (!costs.empty()) {
-    absl::StatusOr<std::map<std::string, double>> read = ReadCosts(costs);
-    if (!read.ok()) return read.status();
-    request.costs = *std::move(read);
-  }
-  return request;
+  absl::StatusOr<std::optional<std::map<std::string, double>>> read =
+      CostsFlag();
+  if (!read.ok()) return read.status();
+  return ShardRequest{*parsed, costs, *std::move(read)};
 }
 
 ShardCount ApplyShard(const ShardRequest& request, std::ostream& err) {

@@ -7,7 +7,7 @@
 // order ("pmubench_shard_cases": a JSON list in a string), so the shards' files
 // can be joined back into one run in that order (scripts/merge.py --shards).
 //
-//   absl::StatusOr<std::optional<ShardRequest>> request = ShardFlags();
+//   absl::StatusOr<std::optional<ShardRequest>> request = ShardFlags(false);
 //   ... exit 2 on error ...
 //   ShardCount picked = ApplyShard(**request, std::cerr);
 //   if (picked.total > 0 && picked.selected == 0) WriteEmptyRun(...);
@@ -33,8 +33,13 @@ struct ShardRequest {
 };
 
 // The two flags, checked, the costs file read; nullopt without
-// --pmubench_shard. Errors (InvalidArgument) name the flag and the fix.
-absl::StatusOr<std::optional<ShardRequest>> ShardFlags();
+// --pmubench_shard. Errors (InvalidArgument) name the flag and the fix. A
+// costs file without --pmubench_shard is an error unless `jobs_given`
+// (--pmubench_jobs balances its workers by it).
+absl::StatusOr<std::optional<ShardRequest>> ShardFlags(bool jobs_given);
+
+// The --pmubench_shard_costs file read; nullopt without the flag.
+absl::StatusOr<std::optional<std::map<std::string, double>>> CostsFlag();
 
 struct ShardCount {
   int total = 0;     // instances the user's --benchmark_filter selects

@@ -14,6 +14,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import shlex
+import subprocess
 import time
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -78,7 +81,25 @@ def detect_text(branch: str, refreshed: detect.Refreshed, changes: list[detect.C
         kind = " spike (returned)" if c.kind == "spike" else ""
         lines.append(f"{c.commit[:12]}{kind} {c.key.machine} {c.key.benchmark} {c.key.metric}: "
                      f"{text[:-1]}, {test}){ack}")
+        lines += _bisect_line(refreshed, c)
     return _shown(lines)
+
+
+def _bisect_line(refreshed: detect.Refreshed, c: detect.Change) -> list[str]:
+    """For a step whose measured commit before it is not its parent (the
+    checkout here, git rev-list, knows both): the scripts/bisect.sh command
+    that finds the commit between them that made it."""
+    state = refreshed.states.get(c.key.id)
+    prev = (refreshed.runs.get(int(state.runs[c.index - 1]))
+            if state is not None and c.index > 0 and c.kind == "step" else None)
+    between = prev and subprocess.run(["git", "rev-list", "--count", f"{prev.commit}..{c.commit}"],
+                                      capture_output=True, text=True, check=False)
+    if not between or between.returncode != 0 or int(between.stdout or 0) < 2:
+        return []
+    regex = shlex.quote("^" + re.escape(c.key.benchmark) + "$")
+    return [f"  {int(between.stdout)} commits since {prev.commit[:12]}, find which: scripts/bisect.sh "
+            f"--good {prev.commit} --bad {c.commit} --benchmark {regex} "
+            f"--metric {shlex.quote(c.key.metric)}"]
 
 
 def row_json(r: judge.Row) -> dict:

@@ -1,0 +1,69 @@
+// --pmubench_jobs=N in a run: the selected instances split over N worker
+// processes (plan/job_split.h: a family stays in one worker; by cost with
+// --pmubench_shard_costs), each worker this binary again (worker_process.h)
+// reporting its runs to a private file in a mkdtemp(3) directory
+// (run_record.h), and the parent reporting every run to its own console
+// and --benchmark_out reporters in registration order, as one serial run
+// would (only times differ). The parent has prepared its session as a
+// serial run does, so the context and header are a serial run's.
+//
+// Why processes and not threads: a case's counts (callgrind's, or the PMU's
+// per-thread groups) belong to one process, and Google Benchmark runs one
+// case at a time per process. Why exec and not fork after registration:
+// under --pmubench_simulate each worker must be its own valgrind process,
+// and a worker started like any run needs no state of its parent's.
+//
+// A worker that ends before reporting all its cases (a crash, a signal)
+// fails those cases by name (an error row each, saying how the worker
+// ended); its other rows and the other workers' are kept, and the parent's
+// exit status is 1.
+//
+// Worker side:
+//   if (auto files = WorkerFiles()) display = *PrepareWorker(*files);
+// Parent side:
+//   JobsOutcome out = RunInWorkers(request, display, file_reporter, std::cerr);
+#ifndef PMUBENCH_FRAMEWORK_RUNNER_RUN_JOBS_RUN_H_
+#define PMUBENCH_FRAMEWORK_RUNNER_RUN_JOBS_RUN_H_
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace pmubench {
+
+struct JobsRequest {
+  int jobs = 1;
+  // Seconds per instance (--pmubench_shard_costs), to balance the workers.
+  std::optional<std::map<std::string, double>> costs;
+  std::vector<std::string> args;  // this process's argv[1..]
+};
+
+// In a worker: --benchmark_filter narrowed to FILES.cases, and the display
+// reporter, which appends each ReportRuns call's runs to FILES.runs.
+absl::StatusOr<std::unique_ptr<benchmark::BenchmarkReporter>> PrepareWorker(
+    const std::string& files);
+
+struct JobsOutcome {
+  size_t ran = 0;  // instances reported; 0: the filter selected none
+  int status = 0;  // 0, or 1 when a worker failed some of its cases
+};
+
+// The parent: runs the selected instances in request.jobs workers and
+// reports them to `display` and `file` (may be null). Says on `err` which
+// worker failed, how it ended, which of its cases failed and how its
+// output ends.
+JobsOutcome RunInWorkers(const JobsRequest& request,
+                         benchmark::BenchmarkReporter* display,
+                         benchmark::BenchmarkReporter* file, std::ostream& err);
+
+}  // namespace pmubench
+
+#endif  // PMUBENCH_FRAMEWORK_RUNNER_RUN_JOBS_RUN_H_

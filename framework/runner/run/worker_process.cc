@@ -1,0 +1,119 @@
+#include "framework/runner/run/worker_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace pmubench::internal {
+namespace {
+
+// Flags only the parent acts on: its output (the worker reports runs to its
+// own file), the number of workers, the shard (the parent has narrowed the
+// cases already).
+bool ParentOnly(std::string_view arg) {
+  for (std::string_view flag :
+       {"--benchmark_out=", "--benchmark_out_format=", "--benchmark_format=",
+        "--pmubench_jobs=", "--pmubench_shard=", "--pmubench_shard_costs="}) {
+    if (arg.substr(0, flag.size()) == flag) return true;
+  }
+  return false;
+}
+
+// In the forked child: the worker's environment and streams, then exec.
+[[noreturn]] void ExecWorker(const std::string& exe, std::vector<char*>& argv,
+                             const std::string& files, pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) _exit(128 + SIGTERM);
+  setenv(kWorkerEnv, files.c_str(), 1);
+  // Google Benchmark's environment spellings of the parent-only flags.
+  for (const char* name :
+       {"BENCHMARK_OUT", "BENCHMARK_OUT_FORMAT", "BENCHMARK_FORMAT"}) {
+    unsetenv(name);
+  }
+  const std::string log = files + ".log";
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  const int null_fd = open("/dev/null", O_RDONLY);
+  if (fd < 0 || null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(fd, 1) < 0 ||
+      dup2(fd, 2) < 0) {
+    _exit(127);
+  }
+  execv(exe.c_str(), argv.data());
+  _exit(127);
+}
+
+}  // namespace
+
+std::optional<std::string> WorkerFiles() {
+  const char* files = std::getenv(kWorkerEnv);
+  if (files == nullptr || *files == '\0') return std::nullopt;
+  return std::string(files);
+}
+
+std::vector<std::string> WorkerArgs(const std::vector<std::string>& args) {
+  std::vector<std::string> kept;
+  for (const std::string& arg : args) {
+    if (!ParentOnly(arg)) kept.push_back(arg);
+  }
+  return kept;
+}
+
+absl::StatusOr<pid_t> StartWorker(const std::vector<std::string>& args,
+                                  const std::string& files) {
+  // Under valgrind too, /proc/self/exe reads as the program valgrind runs.
+  std::error_code error;
+  const std::string exe =
+      std::filesystem::read_symlink("/proc/self/exe", error).string();
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot resolve /proc/self/exe: ", error.message()));
+  }
+  std::vector<std::string> command = {exe};
+  command.insert(command.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : command) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t child = fork();
+  if (child == 0) ExecWorker(exe, argv, files, parent);
+  if (child < 0) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("fork: ", std::strerror(errno)));
+  }
+  return child;
+}
+
+WorkerEnd WaitForWorker(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return {false,
+              absl::StrCat("could not be waited for: ", std::strerror(errno))};
+    }
+  }
+  if (WIFEXITED(status)) {
+    const int code = WEXITSTATUS(status);
+    if (code == 0) return {true, "exit status 0"};
+    // A worker under --pmubench_simulate reports its valgrind's end so.
+    return {false, code > 128 ? absl::StrCat("exit status ", code,
+                                             " (its process ended by signal ",
+                                             code - 128, ", ",
+                                             strsignal(code - 128), ")")
+                              : absl::StrCat("exit status ", code)};
+  }
+  const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  return {false,
+          absl::StrCat("killed by signal ", sig, " (", strsignal(sig), ")")};
+}
+
+}  // namespace pmubench::internal
