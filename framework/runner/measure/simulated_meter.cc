@@ -105,8 +105,11 @@ double SimulatedMeter::PerIteration(size_t event,
   const double per_iteration =
       1.0 / (static_cast<double>(segments_.steps[2]) *
              std::max<int64_t>(1, iterations_per_step));
-  return (SimulatedValue(e, dumps[3]) - SimulatedValue(e, dumps[2]) - pauses) *
-         per_iteration;
+  // As doubles: a count that is smaller in the longer segment (a branch
+  // miss fewer) is a negative difference, not an unsigned wrap.
+  const double shorter = SimulatedValue(e, dumps[2]);
+  const double longer = SimulatedValue(e, dumps[3]);
+  return (longer - shorter - pauses) * per_iteration;
 }
 
 absl::StatusOr<std::vector<double>> SimulatedMeter::Values(

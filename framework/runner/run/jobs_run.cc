@@ -190,6 +190,30 @@ void SayFailure(const Worker& w, int index, int total,
   if (!log.empty() && log.back() != '\n') err << "\n";
 }
 
+// The notices a worker said about its own cases ("pmubench: " lines that
+// name one of its families, e.g. a layout check's or a thread notice), said
+// again by the parent: the worker's stderr is a file, read here only. A
+// line said by several workers is said once.
+void RelayCaseNotices(const Worker& w, std::set<std::string>& said,
+                      std::ostream& err) {
+  std::set<std::string, std::less<>> families;
+  for (const std::string& name : w.cases) {
+    families.emplace(internal::FamilyOf(name));
+  }
+  std::istringstream log(ReadWhole(w.files + ".log"));
+  for (std::string line; std::getline(log, line);) {
+    if (line.rfind("pmubench: ", 0) != 0 || said.count(line) > 0) continue;
+    for (const std::string& family : families) {
+      if (line.find(family + " ") != std::string::npos ||
+          line.find(family + "/") != std::string::npos) {
+        err << line << "\n";
+        said.insert(line);
+        break;
+      }
+    }
+  }
+}
+
 // Google Benchmark numbers the families that have a selected instance in
 // registration order (family_index); a worker numbers only its own. Its
 // number in worker `w` maps to the serial run's: the order in which the
@@ -285,6 +309,8 @@ JobsOutcome RunInWorkers(const JobsRequest& request,
       StartWorkers(internal::SplitJobs(instances, request.jobs, request.costs),
                    *dir, request.args);
   FinishWorkers(workers);
+  std::set<std::string> said;
+  for (const Worker& w : workers) RelayCaseNotices(w, said, err);
   benchmark::BenchmarkReporter::Context context;
   context.name_field_width = NameFieldWidth();
   display->ReportContext(context);
