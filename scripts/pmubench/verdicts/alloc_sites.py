@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 
 from pmubench.runs import matching
-from pmubench.verdicts import metrics, symbols
+from pmubench.verdicts import attribution, metrics, symbols
 from pmubench.verdicts.rows import IMPROVEMENT, REGRESSION, Row
 
 FIELD = "pmubench_profile_alloc_sites_per_iteration"
@@ -55,9 +55,7 @@ class Site:
 
     @property
     def status(self) -> str:
-        if self.base is None:
-            return "added"
-        return "removed" if self.head is None else "changed"
+        return attribution.change_status(self.base, self.head)
 
 
 @dataclass

@@ -58,6 +58,14 @@ _RECURSION = re.compile(r"'\d+$")
 _CLONE_NOTE = re.compile(r"( \[clone [^\]]*\])+$")
 
 
+def change_status(base: float | None, head: float | None) -> str:
+    """added, removed or changed: what a line present on one or both
+    sides (a function, an allocation site) did between them."""
+    if base is None:
+        return "added"
+    return "removed" if head is None else "changed"
+
+
 @dataclass
 class Profile:
     """One side's profile of one benchmark, per iteration."""
@@ -83,9 +91,7 @@ class Moved:
 
     @property
     def status(self) -> str:
-        if self.base is None:
-            return "added"
-        return "removed" if self.head is None else "changed"
+        return change_status(self.base, self.head)
 
 
 @dataclass
