@@ -413,15 +413,17 @@ TEST_F(SimulateTest, AddressFollowingRowsStandStillOrAreMarked) {
   ASSERT_LT(after_maps.find("BM_LayoutAMaps"),
             after_maps.find(kLayoutCases[0]));
   // Known to move with the layout (docs/ci_without_pmu.md): the Abseil set
-  // of pointers and the mapped blocks hashed by address; the std
-  // containers of pointers hold still.
+  // of pointers. Whether the mapped blocks hashed by address move too
+  // depends on where this build's binary puts its mappings (the CMake
+  // build's do, the Bazel build's did not): the loop below holds them to
+  // "marked or the same".
   EXPECT_EQ(JsonRunField(after_maps, kLayoutCases[2], kLayoutSensitive), 1);
-  EXPECT_EQ(JsonRunField(after_maps, kLayoutCases[5], kLayoutSensitive), 1);
   for (const char* name : kLayoutCases) {
     SCOPED_TRACE(name);
     const double marked = JsonRunField(after_maps, name, kLayoutSensitive);
     if (marked == 1) continue;
-    const std::string family(name, std::string_view(name).find('/'));
+    const std::string family(std::string_view(name).substr(
+        0, std::string_view(name).find('/')));
     ASSERT_EQ(Run("--pmubench_simulate --benchmark_filter='^" + family + "'",
                   LayoutCasesBinary())
                   .exit_code,
