@@ -422,8 +422,8 @@ TEST_F(SimulateTest, AddressFollowingRowsStandStillOrAreMarked) {
     SCOPED_TRACE(name);
     const double marked = JsonRunField(after_maps, name, kLayoutSensitive);
     if (marked == 1) continue;
-    const std::string family(std::string_view(name).substr(
-        0, std::string_view(name).find('/')));
+    const std::string family(
+        std::string_view(name).substr(0, std::string_view(name).find('/')));
     ASSERT_EQ(Run("--pmubench_simulate --benchmark_filter='^" + family + "'",
                   LayoutCasesBinary())
                   .exit_code,
