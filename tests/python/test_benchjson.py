@@ -164,3 +164,45 @@ def test_load_gives_what_parse_gives_on_every_fixture(fixture_path):
         assert benchjson.load(path) == expected, path
         fast += benchjson._parse_common(benchjson.read_json(path), path) is not None
     assert fast >= 10
+
+
+def test_runs_checked_a_column_at_a_time_are_the_runs_checked_one_by_one():
+    """_common_runs (the runs of one shape checked per column) gives what
+    _common_run gives run by run: the same Runs, in file order, over
+    several shapes and every value the column path leaves to _common_run
+    (an int metric, a NaN cv, a negative time, a flag, a failed run, a
+    complexity fit, a bad label, a list), or None where that gives None."""
+    base = {"name": "BM_A/1", "run_name": "BM_A/1", "run_type": "iteration",
+            "repetitions": 3, "repetition_index": 0, "threads": 1,
+            "iterations": 10, "real_time": 2.5, "cpu_time": 2.0,
+            "time_unit": "ns", "instructions": 100.0}
+    aggregate = dict(base, run_type="aggregate", aggregate_name="cv",
+                     repetition_index=-1, name="BM_A/1_cv")
+    variants = [
+        {}, {"instructions": 7}, {"family_index": 2, "per_family_instance_index": 0},
+        {"label": "x"}, {"iterations": 2.5}, {"real_time": -1.0}, {"threads": 0},
+        {"label": 3}, {"time_unit": "fortnights"}, {"pmubench_layout_sensitive": True},
+        {"error_occurred": True, "error_message": "boom"}, {"instructions": [1.0]},
+        {"family_index": -1}, {"repetitions": True}, {"instructions": float("inf")},
+    ]
+    files = [[dict(base, **v)] * 2 + [dict(base, name="BM_B")] for v in variants]
+    files.append([base, aggregate, dict(aggregate, instructions=float("nan"))])
+    files.append([base, dict(aggregate, aggregate_name="BigO")])
+    files.append([dict(base, name=f"BM_{i}", real_time=float(i)) for i in range(50)]
+                 + [dict(base, **v) for v in variants[:5]])
+    for runs in files:
+        one_by_one = []
+        for run in runs:
+            try:
+                one_by_one.append(benchjson._common_run(run, "f.json"))
+            except benchjson.BadInput:
+                one_by_one = "raised"
+                break
+        try:
+            columns = benchjson._common_runs(runs, "f.json")
+        except benchjson.BadInput:
+            columns = "raised"
+        assert columns == one_by_one, runs
+        if columns != "raised":
+            assert [r.raw if r else None for r in columns] == [
+                r.raw if r else None for r in one_by_one]

@@ -70,10 +70,15 @@ class BenchmarkRuns:
             self._names = list(seen)
         return list(self._names)
 
-    def _values(self, metric: str) -> list[float]:
+    def columns(self) -> dict[str, list[float]]:
+        """Each metric's values over the iterations, in order (the lists
+        are shared: copy one before changing it)."""
         if self._columns is None:
             self._columns = _columns([run.metrics for run in self.iterations])
-        return list(self._columns.get(metric, ()))
+        return self._columns
+
+    def _values(self, metric: str) -> list[float]:
+        return list(self.columns().get(metric, ()))
 
     def sample(self, metric: str) -> Sample | None:
         values = self._values(metric)
