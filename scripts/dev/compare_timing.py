@@ -16,8 +16,10 @@ asserts nothing about wall-clock time.
     # another checkout's compare.py on the same files:
     /usr/bin/python3 scripts/dev/compare_timing.py --compare /tmp/old/scripts/compare.py
     # before and after: compare.py at a git revision, then this checkout's,
-    # each format in turn, and a table of both (and whether the outputs match):
+    # each format in turn, and a table of both (and whether the outputs match);
+    # --before again adds a column per revision:
     /usr/bin/python3 scripts/dev/compare_timing.py --before 2abdb0e
+    /usr/bin/python3 scripts/dev/compare_timing.py --before 2abdb0e --before 4ec759e
 
 Each line gives the wall time and the CPU time (user + system) of the
 compare.py process: on a shared machine the wall time follows the load, the
@@ -84,15 +86,22 @@ def main() -> int:
     parser.add_argument("--dir", help="write the files here (default: a temp dir, removed)")
     parser.add_argument("--compare", default=COMPARE, metavar="PATH",
                         help="the compare.py to time (default: this checkout's)")
-    parser.add_argument("--before", metavar="REV",
+    parser.add_argument("--before", metavar="REV", action="append", default=[],
                         help="also time scripts/compare.py as it was at git revision REV "
                              "(each format before, then after) and print a table of "
-                             "both, with whether their outputs are the same bytes")
+                             "both, with whether their outputs are the same bytes; "
+                             "repeatable (a column per revision, in order)")
     parser.add_argument("--reuse", action="store_true",
                         help="keep base.json and head.json already in --dir")
     args = parser.parse_args()
+    for rev in args.before:
+        if subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "--quiet",
+                           f"{rev}^{{commit}}"], capture_output=True).returncode:
+            parser.error(f"--before {rev}: not a commit of {ROOT}; give a commit "
+                         "hash or branch name (git log --oneline lists them)")
     with tempfile.TemporaryDirectory(prefix="pmubench-timing-") as tmp:
-        before = _checkout(args.before, tmp) if args.before else None
+        before = [_checkout(rev, os.path.join(tmp, f"before{i}"))
+                  for i, rev in enumerate(args.before)]
         where = args.dir or tmp
         os.makedirs(where, exist_ok=True)
         base, head = os.path.join(where, "base.json"), os.path.join(where, "head.json")
@@ -107,16 +116,16 @@ def main() -> int:
         table = []
         for fmt in args.formats.split(","):
             timed = [_time(c, base, head, fmt, args.timeout)
-                     for c in ([before] if before else []) + [args.compare]]
+                     for c in before + [args.compare]]
             table.append((fmt, timed))
         if before:
             _print_table(args.before, table)
     return 0
 
 
-def _checkout(rev: str, tmp: str) -> str:
-    """scripts/ of git revision rev under tmp; the path of its compare.py."""
-    out = os.path.join(tmp, "before")
+def _checkout(rev: str, out: str) -> str:
+    """scripts/ of git revision rev under the new directory out; the path
+    of its compare.py."""
     os.makedirs(out)
     archive = subprocess.run(["git", "-C", ROOT, "archive", rev, "scripts"],
                              stdout=subprocess.PIPE, check=True).stdout
@@ -150,12 +159,18 @@ def _time(compare: str, base: str, head: str, fmt: str, timeout: float
     return cpu, hashlib.sha256(proc.stdout + f"exit {proc.returncode}".encode()).hexdigest()
 
 
-def _print_table(rev: str, table: list) -> None:
-    print(f"\n| format | CPU s at {rev} | CPU s now | same output and exit |\n|---|---|---|---|")
-    for fmt, (old, new) in table:
-        cells = [f"{t[0]:.1f}" if t else "did not finish" for t in (old, new)]
-        same = "yes" if old and new and old[1] == new[1] else "NO"
-        print(f"| {fmt} | {cells[0]} | {cells[1]} | {same} |")
+def _print_table(revs: list[str], table: list) -> None:
+    """A row per format: the CPU seconds at each revision and now, and
+    whether each revision wrote the bytes and exit status written now."""
+    heads = "".join(f" CPU s at {rev} |" for rev in revs)
+    print(f"\n| format |{heads} CPU s now | same output and exit as now |\n"
+          + "|---" * (len(revs) + 3) + "|")
+    for fmt, timed in table:
+        cells = " | ".join(f"{t[0]:.1f}" if t else "did not finish" for t in timed)
+        now = timed[-1]
+        same = ", ".join(f"{rev}: {'yes' if t and now and t[1] == now[1] else 'NO'}"
+                         for rev, t in zip(revs, timed))
+        print(f"| {fmt} | {cells} | {same} |")
 
 
 def _knows_allow_inconclusive(compare: str) -> bool:
