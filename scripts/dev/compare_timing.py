@@ -95,12 +95,11 @@ def main() -> int:
                         help="keep base.json and head.json already in --dir")
     args = parser.parse_args()
     for rev in args.before:
-        if subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "--quiet",
-                           f"{rev}^{{commit}}"], capture_output=True).returncode:
+        if not is_commit(rev):
             parser.error(f"--before {rev}: not a commit of {ROOT}; give a commit "
                          "hash or branch name (git log --oneline lists them)")
     with tempfile.TemporaryDirectory(prefix="pmubench-timing-") as tmp:
-        before = [_checkout(rev, os.path.join(tmp, f"before{i}"))
+        before = [checkout(rev, os.path.join(tmp, f"before{i}"))
                   for i, rev in enumerate(args.before)]
         where = args.dir or tmp
         os.makedirs(where, exist_ok=True)
@@ -123,7 +122,13 @@ def main() -> int:
     return 0
 
 
-def _checkout(rev: str, out: str) -> str:
+def is_commit(rev: str) -> bool:
+    """True when rev names a commit of this checkout's repository."""
+    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "--quiet",
+                           f"{rev}^{{commit}}"], capture_output=True).returncode == 0
+
+
+def checkout(rev: str, out: str) -> str:
     """scripts/ of git revision rev under the new directory out; the path
     of its compare.py."""
     os.makedirs(out)
