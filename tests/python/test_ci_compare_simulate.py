@@ -123,10 +123,10 @@ def test_the_head_takes_its_cases_by_the_base_runs_costs(repo_root, repo,
     assert r.returncode == 1, r.stdout + r.stderr
     runs = [line for line in log.read_text().splitlines()
             if "--benchmark_out=" in line]
-    [base] = [line for line in runs if "/.base.1.json" in line.split(
-        "--benchmark_out=")[1]]
-    [head] = [line for line in runs if "/.head.1.json" in line.split(
-        "--benchmark_out=")[1]]
+    def out_file(line):
+        return line.split("--benchmark_out=")[1].split()[0]
+    [base] = [line for line in runs if out_file(line).endswith("/.base.1.json")]
+    [head] = [line for line in runs if out_file(line).endswith("/.head.1.json")]
     assert "--pmubench_shard_costs" not in base
     assert f"--pmubench_shard_costs={out}/.base.1.json" in head
     assert "--pmubench_jobs=" in head
