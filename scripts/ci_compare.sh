@@ -70,7 +70,10 @@
 # hardware PMU, when the base binary knows --pmubench_simulate (its --help
 # says so) and valgrind is installed, this is the default, said on stderr;
 # --no-simulate times the runs instead. Without valgrind the script says
-# what to install and times the runs.
+# what to install and times the runs. With --no-attribute the head run's
+# workers take its cases largest first by the base run's costs
+# (--pmubench_jobs with --pmubench_shard_costs=the base run's JSON,
+# docs/jobs.md), when the head binary knows the flag and no --shard is given.
 #
 # Why a row changed (--attribute): compare.md, compare.json and the text
 # report name, for each changed row, the functions and source lines whose
@@ -417,6 +420,7 @@ run() {  # side round
   echo "== run $side, round $round of $rounds" >&2
   local tree="$trees/$side" file="$out/.$side.$round.json" log="$out/$side-run.log"
   local flags=("${run_flags[@]}" "--benchmark_out=$file")
+  [[ $side == head ]] && flags+=("${head_cost_flags[@]}")
   if [[ -n $run_cmd ]]; then
     spawn "$tree" bash -c "$run_cmd \"\$@\"" run-cmd "${flags[@]}"
   elif [[ -n $bazel_target ]]; then
@@ -482,6 +486,21 @@ set_run_flags() {
   return 0
 }
 
+# Under --simulate the head's workers (--pmubench_jobs) take the cases
+# largest first by the base run's costs (--pmubench_shard_costs; a case the
+# base did not run is placed by count). Not with --shard (each side must
+# cut the suite the same way) or a profile (the run is then serial).
+head_cost_flags=()
+set_head_cost_flags() {
+  head_cost_flags=()
+  [[ $simulate == instructions || $simulate == cache ]] || return 0
+  [[ -z $shard ]] || return 0
+  [[ " ${run_flags[*]} " != *" --pmubench_profile="* ]] || return 0
+  knows_flag head --pmubench_shard_costs || return 0
+  [[ -s $out/.base.1.json ]] || return 0
+  head_cost_flags=("--pmubench_jobs=$(nproc)" "--pmubench_shard_costs=$out/.base.1.json")
+}
+
 # The runner's facts that the history's machine identity reads beside the
 # run's own (docs/history.md, "Series and machine identity"), recorded as
 # the documented main workflow records them, so that `history.py judge`
@@ -519,7 +538,7 @@ build head "$head_sha"
 choose_simulation
 set_run_flags
 for ((round = 1; round <= rounds; round++)); do
-  if ((round % 2)); then run base "$round"; run head "$round"
+  if ((round % 2)); then run base "$round"; set_head_cost_flags; run head "$round"
   else run head "$round"; run base "$round"; fi
 done
 for side in base head; do

@@ -106,3 +106,30 @@ def test_without_valgrind_it_says_what_to_install(repo_root, repo, tmp_path):
                     "--min-time", "0.01", env=env)
     assert "apt-get install valgrind" in r.stderr, r.stderr
     assert "counting instructions with callgrind" not in r.stderr
+
+
+def test_the_head_takes_its_cases_by_the_base_runs_costs(repo_root, repo,
+                                                          tmp_path):
+    """--no-attribute: the head's workers are balanced by the base's JSON."""
+    log = tmp_path / "args.log"
+    out = tmp_path / "out"
+    cmd = [str(repo_root / "scripts" / "ci_compare.sh"),
+           "--build-cmd", "true", "--run-cmd",
+           f'printf "%s\\n" "$*" >> {log}; exec "$(cat binary.txt)"',
+           "--out", str(out), "--base", "HEAD~1", "--simulate",
+           "--no-attribute"]
+    r = subprocess.run(cmd, cwd=repo, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 1, r.stdout + r.stderr
+    runs = [line for line in log.read_text().splitlines()
+            if "--benchmark_out=" in line]
+    def out_file(line):
+        return line.split("--benchmark_out=")[1].split()[0]
+    [base] = [line for line in runs if out_file(line).endswith("/.base.1.json")]
+    [head] = [line for line in runs if out_file(line).endswith("/.head.1.json")]
+    assert "--pmubench_shard_costs" not in base
+    assert f"--pmubench_shard_costs={out}/.base.1.json" in head
+    assert "--pmubench_jobs=" in head
+    rows = _rows(out, "callgrind/instructions/")
+    assert rows["BM_Kernel"]["contender"]["center"] == 103
+    assert rows["BM_Steady"]["change"] == 0.0

@@ -3,7 +3,8 @@ callgrind): a part of the default suite (the binary //benches:all) run in
 2 workers and in 1 reports every count equal, the rows in the same order,
 and the same console but for times; a worker whose valgrind is killed mid-run
 (tests/runner/jobs_cases.cc, BM_JobsKillsItself with PMUBENCH_JOBS_TEST_KILL
-set) fails its unfinished cases by name and keeps every other row, exit 1;
+set) fails the case it ran by name, another worker runs the rest, exit 1; a
+family with a complexity fit is fitted once, as serially;
 --pmubench_jobs=0 exits 2 before valgrind starts. CTest's jobs_simulate
 runs this file with the binaries' paths in PMUBENCH_BENCHES_ALL and
 PMUBENCH_JOBS_CASES; without them (a Python-only run) it is skipped.
@@ -79,21 +80,38 @@ def test_two_workers_count_what_one_process_counts_row_for_row(tmp_path):
 
 
 @_needs_suite
-def test_a_killed_worker_fails_its_cases_by_name_and_keeps_the_rest(tmp_path):
+def test_a_killed_worker_fails_its_case_by_name_and_the_rest_run(tmp_path):
     proc, doc = _run(tmp_path, _CASES, "out.json", "--pmubench_jobs=2",
                      env={"PMUBENCH_JOBS_TEST_KILL": "1"})
     assert proc.returncode == 1, proc.stderr
-    rows = {b["name"].split("/iterations")[0]: b for b in doc["benchmarks"]}
-    assert list(rows) == ["BM_JobsPages/1", "BM_JobsPages/3", "BM_JobsKillsItself",
+    rows = {b["name"].split("/iterations")[0]: b for b in doc["benchmarks"]
+            if b["run_type"] == "iteration"}
+    assert list(rows) == ["BM_JobsPages/1", "BM_JobsPages/3", "BM_JobsFit/1",
+                          "BM_JobsFit/2", "BM_JobsFit/4", "BM_JobsKillsItself",
                           "BM_JobsNops", "BM_JobsAfterKill", "BM_JobsMoreNops"]
     assert rows["BM_JobsNops"][_INSTRUCTIONS] == 52  # 50 nops and the loop's 2
     assert rows["BM_JobsMoreNops"][_INSTRUCTIONS] == 102
-    for lost in ("BM_JobsKillsItself", "BM_JobsAfterKill"):
-        assert rows[lost]["error_occurred"] is True
-        assert "signal 9" in rows[lost]["error_message"], rows[lost]
-    assert "worker 2 of 2 ended" in proc.stderr
-    assert "BM_JobsKillsItself/iterations:16, BM_JobsAfterKill/iterations:16" in proc.stderr
+    assert rows["BM_JobsAfterKill"][_INSTRUCTIONS] == 22  # run by another worker
+    assert rows["BM_JobsKillsItself"]["error_occurred"] is True
+    assert "signal 9" in rows["BM_JobsKillsItself"]["error_message"]
+    assert re.search(r"worker [12] of 2 ended: [^;]*signal 9[^;]*; 1 of its \d+ cases failed "
+                     r"with it: BM_JobsKillsItself/iterations:16\n", proc.stderr)
     assert not list(tmp_path.glob("callgrind.out*"))
+
+
+@_needs_suite
+def test_a_family_with_a_complexity_fit_runs_whole(tmp_path):
+    """BM_JobsFit (->Complexity(oN)) fitted once, as serially: a fit over
+    instances split between workers would give a BigO row per part."""
+    _, one = _run(tmp_path, _CASES, "one.json", "--benchmark_filter=BM_JobsFit",
+                  "--pmubench_jobs=1")
+    _, two = _run(tmp_path, _CASES, "two.json", "--benchmark_filter=BM_JobsFit",
+                  "--pmubench_jobs=3")
+    names = [b["name"] for b in two["benchmarks"]]
+    assert names == [b["name"] for b in one["benchmarks"]]
+    assert names.count("BM_JobsFit/iterations:16_BigO") == 1
+    assert [b[_INSTRUCTIONS] for b in two["benchmarks"][:3]] == \
+        [b[_INSTRUCTIONS] for b in one["benchmarks"][:3]]
 
 
 @_needs_suite

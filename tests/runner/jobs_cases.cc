@@ -1,12 +1,14 @@
 // Cases for --pmubench_jobs end to end (jobs_e2e_test.cc natively,
 // tests/python/test_jobs_simulate.py under callgrind): counts known exactly
 // natively (page faults on fresh pages) and under callgrind (nops), in
-// families of one and several instances, and BM_JobsKillsItself, which
+// families of one and several instances, BM_JobsFit (a complexity fit:
+// its instances run together, plan/family_fit.h), and BM_JobsKillsItself, which
 // raises SIGKILL on its own process when PMUBENCH_JOBS_TEST_KILL is set (a
 // worker that dies mid-run).
 #include <pmubench/pmubench.h>
 
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 
 #include "tests/runner/fresh_pages.h"
@@ -24,6 +26,20 @@ void BM_JobsPages(pmubench::State& state) {
   for (auto _ : state) pages.TouchNext(per_iteration);
 }
 PMU_BENCHMARK(BM_JobsPages)->Arg(1)->Arg(3)->Iterations(16);
+
+// range(0) x 40 nops per iteration, fitted as O(N).
+void BM_JobsFit(pmubench::State& state) {
+  for (auto _ : state) {
+    for (int64_t i = 0; i < state.range(0); ++i) PMUBENCH_NOPS(40);
+  }
+  state.SetComplexityN(state.range(0));
+}
+PMU_BENCHMARK(BM_JobsFit)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
+    ->Iterations(16)
+    ->Complexity(benchmark::oN);
 
 void BM_JobsKillsItself(pmubench::State& state) {
   if (std::getenv("PMUBENCH_JOBS_TEST_KILL") != nullptr) std::raise(SIGKILL);

@@ -1,11 +1,13 @@
-// --pmubench_jobs' pure parts: the flag (cli/jobs_flag.h), the split of the
-// instances over workers (plan/job_split.h: a family in one worker, every
-// instance in exactly one, by cost when costs are given), and the runs a
+// --pmubench_jobs' pure parts: the flag (cli/jobs_flag.h), the units of
+// work (plan/job_split.h: an instance alone, a family that must stay whole
+// in one unit) and the order workers take them (largest first when costs
+// are given), and the runs a
 // worker hands its parent (run/run_record.h: every field a reporter reads
 // back exactly, a record cut short dropped).
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "framework/runner/cli/jobs_flag.h"
@@ -50,31 +52,42 @@ TEST(JobsFlagTest, TheNativeWarningNamesWhatParallelRunsPerturb) {
 const std::vector<std::string> kSuite = {"BM_A/1", "BM_A/2", "BM_A/3", "BM_B",
                                          "BM_C/1", "BM_C/2", "BM_D"};
 
-TEST(SplitJobsTest, KeepsAFamilyInOneWorkerAndEachInstanceInOne) {
-  const auto parts = SplitJobs(kSuite, 2, std::nullopt);
-  ASSERT_EQ(parts.size(), 2u);
-  // Families round robin in registration order: A, C to 1; B, D to 2.
-  EXPECT_THAT(parts[0],
-              ElementsAre("BM_A/1", "BM_A/2", "BM_A/3", "BM_C/1", "BM_C/2"));
-  EXPECT_THAT(parts[1], ElementsAre("BM_B", "BM_D"));
+bool NoneWhole(std::string_view) { return false; }
+
+TEST(WorkUnitsTest, AnInstanceAloneUnlessItsFamilyMustStayWhole) {
+  EXPECT_THAT(WorkUnits(kSuite, NoneWhole),
+              ElementsAre(ElementsAre("BM_A/1"), ElementsAre("BM_A/2"),
+                          ElementsAre("BM_A/3"), ElementsAre("BM_B"),
+                          ElementsAre("BM_C/1"), ElementsAre("BM_C/2"),
+                          ElementsAre("BM_D")));
+  const auto units = WorkUnits(
+      kSuite, [](std::string_view family) { return family == "BM_A"; });
+  EXPECT_THAT(units, ElementsAre(ElementsAre("BM_A/1", "BM_A/2", "BM_A/3"),
+                                 ElementsAre("BM_B"), ElementsAre("BM_C/1"),
+                                 ElementsAre("BM_C/2"), ElementsAre("BM_D")));
 }
 
-TEST(SplitJobsTest, BalancesFamiliesByCostLongestFirst) {
+TEST(WorkUnitsTest, ANameTwoRegistrationsShareIsOneInstance) {
+  EXPECT_THAT(WorkUnits({"BM_A", "BM_B", "BM_A"}, NoneWhole),
+              ElementsAre(ElementsAre("BM_A"), ElementsAre("BM_B")));
+}
+
+TEST(DispatchOrderTest, RegistrationOrderWithoutCosts) {
+  const auto units = WorkUnits(kSuite, NoneWhole);
+  EXPECT_THAT(DispatchOrder(units, std::nullopt),
+              ElementsAre(0u, 1u, 2u, 3u, 4u, 5u, 6u));
+}
+
+TEST(DispatchOrderTest, UnpricedFirstThenLongestFirstTiesInOrder) {
+  const auto units = WorkUnits(
+      kSuite, [](std::string_view family) { return family == "BM_A"; });
+  // Units: A (1+1+1 = 3), B (5), C/1 (1), C/2 (unpriced), D (3).
   const std::map<std::string, double> costs = {{"BM_A/1", 1}, {"BM_A/2", 1},
                                                {"BM_A/3", 1}, {"BM_B", 5},
-                                               {"BM_C/1", 1}, {"BM_D", 1}};
-  const auto parts = SplitJobs(kSuite, 2, costs);
-  // B (5) alone; A (3), C (1, BM_C/2 uncosted) and D (1) together.
-  EXPECT_THAT(parts[0], ElementsAre("BM_B"));
-  EXPECT_THAT(parts[1], ElementsAre("BM_A/1", "BM_A/2", "BM_A/3", "BM_C/1",
-                                    "BM_C/2", "BM_D"));
-}
-
-TEST(SplitJobsTest, MoreWorkersThanFamiliesLeavesSomeEmpty) {
-  const auto parts = SplitJobs({"BM_A/1", "BM_A/2"}, 3, std::nullopt);
-  EXPECT_THAT(parts[0], ElementsAre("BM_A/1", "BM_A/2"));
-  EXPECT_THAT(parts[1], IsEmpty());
-  EXPECT_THAT(parts[2], IsEmpty());
+                                               {"BM_C/1", 1}, {"BM_D", 3}};
+  EXPECT_THAT(DispatchOrder(units, costs), ElementsAre(3u, 1u, 0u, 4u, 2u));
+  EXPECT_EQ(UnitCost(units[0], costs), 3.0);
+  EXPECT_EQ(UnitCost(units[3], costs), std::nullopt);
 }
 
 ReportedRun SampleRun() {

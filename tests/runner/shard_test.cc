@@ -28,6 +28,11 @@ std::vector<std::string> Instances(int n) {
   return names;
 }
 
+// Every instance a unit of its own (no family with a complexity fit).
+std::vector<Unit> Singles(const std::vector<std::string>& instances) {
+  return WorkUnits(instances, [](std::string_view) { return false; });
+}
+
 TEST(ParseShardTest, AcceptsIOfN) {
   absl::StatusOr<Shard> shard = ParseShard("2/3");
   ASSERT_TRUE(shard.ok());
@@ -51,25 +56,26 @@ TEST(SelectShardTest, RoundRobinPutsEveryInstanceInExactlyOneShard) {
   std::multiset<std::string> seen;
   for (int i = 1; i <= 3; ++i) {
     for (const std::string& name :
-         SelectShard(all, {i, 3}, std::nullopt).names) {
+         SelectShard(Singles(all), {i, 3}, std::nullopt).names) {
       seen.insert(name);
     }
   }
   EXPECT_EQ(seen, std::multiset<std::string>(all.begin(), all.end()));
-  EXPECT_THAT(SelectShard(all, {2, 3}, std::nullopt).names,
+  EXPECT_THAT(SelectShard(Singles(all), {2, 3}, std::nullopt).names,
               ElementsAre("BM_Case/1", "BM_Case/4"));
 }
 
 TEST(SelectShardTest, ANameTwoRegistrationsShareIsInOneShard) {
   const std::vector<std::string> all = {"BM_A", "BM_B", "BM_A", "BM_C"};
-  EXPECT_THAT(SelectShard(all, {1, 2}, std::nullopt).names,
+  EXPECT_THAT(SelectShard(Singles(all), {1, 2}, std::nullopt).names,
               ElementsAre("BM_A", "BM_C"));
-  EXPECT_THAT(SelectShard(all, {2, 2}, std::nullopt).names,
+  EXPECT_THAT(SelectShard(Singles(all), {2, 2}, std::nullopt).names,
               ElementsAre("BM_B"));
 }
 
 TEST(SelectShardTest, MoreShardsThanInstancesLeavesSomeEmpty) {
-  EXPECT_TRUE(SelectShard(Instances(2), {3, 3}, std::nullopt).names.empty());
+  EXPECT_TRUE(
+      SelectShard(Singles(Instances(2)), {3, 3}, std::nullopt).names.empty());
 }
 
 TEST(SelectShardTest, CostsBalanceLongestFirstAndKeepRegistrationOrder) {
@@ -80,8 +86,8 @@ TEST(SelectShardTest, CostsBalanceLongestFirstAndKeepRegistrationOrder) {
   const std::map<std::string, double> costs = {
       {"BM_Case/0", 8}, {"BM_Case/1", 1}, {"BM_Case/2", 1},
       {"BM_Case/3", 4}, {"BM_Case/4", 3}, {"BM_Case/5", 1}};
-  const ShardSelection first = SelectShard(all, {1, 2}, costs);
-  const ShardSelection second = SelectShard(all, {2, 2}, costs);
+  const ShardSelection first = SelectShard(Singles(all), {1, 2}, costs);
+  const ShardSelection second = SelectShard(Singles(all), {2, 2}, costs);
   EXPECT_THAT(first.names, ElementsAre("BM_Case/0", "BM_Case/2"));
   EXPECT_THAT(second.names,
               ElementsAre("BM_Case/1", "BM_Case/3", "BM_Case/4", "BM_Case/5"));
@@ -92,13 +98,34 @@ TEST(SelectShardTest, InstancesTheCostsDoNotNameArePlacedByCount) {
   const std::vector<std::string> all = Instances(5);
   const std::map<std::string, double> costs = {{"BM_Case/0", 10},
                                                {"BM_Other", 3}};
-  const ShardSelection first = SelectShard(all, {1, 2}, costs);
-  const ShardSelection second = SelectShard(all, {2, 2}, costs);
+  const ShardSelection first = SelectShard(Singles(all), {1, 2}, costs);
+  const ShardSelection second = SelectShard(Singles(all), {2, 2}, costs);
   EXPECT_EQ(first.uncosted, 4);
   // BM_Case/0 on shard 1, then by count: 1 to shard 2, 2 to shard 1 (one
   // member each: the first), 3 to shard 2, 4 to shard 1.
   EXPECT_THAT(first.names, ElementsAre("BM_Case/0", "BM_Case/2", "BM_Case/4"));
   EXPECT_THAT(second.names, ElementsAre("BM_Case/1", "BM_Case/3"));
+}
+
+TEST(SelectShardTest, AFamilyKeptWholeIsInOneShardAndCostsAsItsSum) {
+  const std::vector<std::string> all = {"BM_Fit/1", "BM_Fit/2", "BM_Fit/3",
+                                        "BM_A", "BM_B"};
+  const std::vector<Unit> units = WorkUnits(
+      all, [](std::string_view family) { return family == "BM_Fit"; });
+  EXPECT_THAT(SelectShard(units, {1, 2}, std::nullopt).names,
+              ElementsAre("BM_Fit/1", "BM_Fit/2", "BM_Fit/3", "BM_B"));
+  EXPECT_THAT(SelectShard(units, {2, 2}, std::nullopt).names,
+              ElementsAre("BM_A"));
+  // BM_Fit costs 1+1+1 = 3, more than BM_A's 2.5: alone on shard 1.
+  const std::map<std::string, double> costs = {{"BM_Fit/1", 1},
+                                               {"BM_Fit/2", 1},
+                                               {"BM_Fit/3", 1},
+                                               {"BM_A", 2.5},
+                                               {"BM_B", 0.4}};
+  EXPECT_THAT(SelectShard(units, {1, 2}, costs).names,
+              ElementsAre("BM_Fit/1", "BM_Fit/2", "BM_Fit/3"));
+  EXPECT_THAT(SelectShard(units, {2, 2}, costs).names,
+              ElementsAre("BM_A", "BM_B"));
 }
 
 // Whether `name` matches `filter` as Google Benchmark 1.7.1 matches it: a

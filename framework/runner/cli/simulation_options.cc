@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "framework/perf/system/string_view_bridge.h"
+#include "framework/runner/cli/self_exe.h"
 
 namespace pmubench::internal {
 namespace {
@@ -259,13 +260,9 @@ absl::StatusOr<int> RunUnderCallgrind(const SimulationOptions& options,
         "valgrind)");
   }
   // Valgrind resolves /proc/self/exe to itself: pass the binary's own path.
-  std::error_code error;
-  const std::string exe =
-      std::filesystem::read_symlink("/proc/self/exe", error).string();
-  if (error) {
-    return absl::InternalError(
-        absl::StrCat("cannot resolve /proc/self/exe: ", error.message()));
-  }
+  absl::StatusOr<std::string> self = SelfExecutable();
+  if (!self.ok()) return self.status();
+  const std::string& exe = *self;
   absl::StatusOr<std::pair<std::string, int>> private_dir =
       MakePrivateDirectory();
   if (!private_dir.ok()) return private_dir.status();
@@ -294,6 +291,7 @@ absl::StatusOr<int> RunUnderCallgrind(const SimulationOptions& options,
     status = WaitFor(child);
     g_child = 0;
   }
+  std::error_code error;
   std::filesystem::remove_all(dir, error);
   ::close(dir_lock);
   if (child < 0) {

@@ -20,36 +20,38 @@ int WholeNumber(std::string_view text) {
   return value;
 }
 
-// Per instance, its shard (0-based): longest first to the cheapest shard,
-// then the uncosted ones to the shard with the fewest instances.
-std::vector<int> Balance(const std::vector<std::string>& instances, int count,
+// Per unit, its shard (0-based): longest first to the cheapest shard, then
+// the unpriced ones to the shard with the fewest instances.
+std::vector<int> Balance(const std::vector<Unit>& units, int count,
                          const std::map<std::string, double>& costs,
                          int& uncosted) {
-  std::vector<int> order(instances.size());
+  std::vector<double> cost(units.size());
+  uncosted = 0;
+  for (size_t u = 0; u < units.size(); ++u) {
+    cost[u] = UnitCost(units[u], costs).value_or(-1.0);
+    for (const std::string& name : units[u]) {
+      uncosted += costs.count(name) > 0 ? 0 : 1;
+    }
+  }
+  std::vector<size_t> order(units.size());
   std::iota(order.begin(), order.end(), 0);
-  auto cost_of = [&](int i) {
-    auto it = costs.find(instances[i]);
-    return it == costs.end() ? -1.0 : it->second;
-  };
   // Stable: equal costs keep registration order.
   std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return cost_of(a) > cost_of(b); });
+                   [&](size_t a, size_t b) { return cost[a] > cost[b]; });
   std::vector<double> load(count, 0);
-  std::vector<int> members(count, 0);
-  std::vector<int> shard_of(instances.size(), 0);
-  uncosted = 0;
-  for (int i : order) {
-    const bool costed = cost_of(i) >= 0;
-    uncosted += costed ? 0 : 1;
+  std::vector<size_t> members(count, 0);
+  std::vector<int> shard_of(units.size(), 0);
+  for (size_t u : order) {
+    const bool costed = cost[u] >= 0;
     int best = 0;
     for (int s = 1; s < count; ++s) {
       const bool better =
           costed ? load[s] < load[best] : members[s] < members[best];
       if (better) best = s;
     }
-    shard_of[i] = best;
-    load[best] += costed ? cost_of(i) : 0;
-    ++members[best];
+    shard_of[u] = best;
+    load[best] += costed ? cost[u] : 0;
+    members[best] += units[u].size();
   }
   return shard_of;
 }
@@ -74,26 +76,21 @@ absl::StatusOr<Shard> ParseShard(std::string_view text) {
 }
 
 ShardSelection SelectShard(
-    const std::vector<std::string>& instances, Shard shard,
+    const std::vector<Unit>& units, Shard shard,
     const std::optional<std::map<std::string, double>>& costs) {
-  // Two registrations can give one name, and a filter of names selects
-  // both: a name is placed once, where it first appears.
-  std::vector<std::string> unique;
-  std::set<std::string> seen;
-  for (const std::string& name : instances) {
-    if (seen.insert(name).second) unique.push_back(name);
-  }
   ShardSelection selection;
-  std::vector<int> shard_of(unique.size());
+  std::vector<int> shard_of(units.size());
   if (costs.has_value()) {
-    shard_of = Balance(unique, shard.count, *costs, selection.uncosted);
+    shard_of = Balance(units, shard.count, *costs, selection.uncosted);
   } else {
-    for (size_t i = 0; i < unique.size(); ++i) {
-      shard_of[i] = static_cast<int>(i % shard.count);
+    for (size_t u = 0; u < units.size(); ++u) {
+      shard_of[u] = static_cast<int>(u % shard.count);
     }
   }
-  for (size_t i = 0; i < unique.size(); ++i) {
-    if (shard_of[i] == shard.index - 1) selection.names.push_back(unique[i]);
+  for (size_t u = 0; u < units.size(); ++u) {
+    if (shard_of[u] != shard.index - 1) continue;
+    selection.names.insert(selection.names.end(), units[u].begin(),
+                           units[u].end());
   }
   return selection;
 }

@@ -1,21 +1,21 @@
 // Which cases one shard of a suite runs (--pmubench_shard=I/N), so N CI
 // jobs or processes together run the suite, every case in exactly one of
-// them. Pure: the input is the list of the run's benchmark instances, in
-// registration order as Google Benchmark would run them (after its
-// --benchmark_filter), and optionally each one's cost in a previous run.
+// them. Pure: the input is the run's benchmark instances as units
+// (job_split.h: an instance alone, or a family with a complexity fit whole),
+// in registration order as Google Benchmark would run them (after its
+// --benchmark_filter), and optionally each instance's cost in a previous run.
 //
 //   absl::StatusOr<Shard> shard = ParseShard("2/3");
-//   ShardSelection picked = SelectShard(names, *shard, costs);
+//   ShardSelection picked = SelectShard(units, *shard, costs);
 //   std::string filter = ExactNamesFilter(picked.names);
 //
-// Without costs, instance k (from 0) goes to shard k % N + 1: round robin,
-// so neighbouring cases of one family spread over the shards. With costs
+// Without costs, unit k (from 0) goes to shard k % N + 1: round robin, so
+// neighbouring cases of one family spread over the shards. With costs
 // (run_costs.h), shards are balanced as pytest-split balances test
-// durations: longest first, each to the shard with the least cost so far;
-// instances the costs do not name are then placed, in order, on the shard
+// durations: longest unit first, each to the shard with the least cost so
+// far; units the costs do not price are then placed, in order, on the shard
 // with the fewest instances. Ties go to the lowest shard, so every shard of
-// one suite computes the same partition. A name two registrations share is
-// one unit, placed where it first appears (a filter of names selects both).
+// one suite computes the same partition.
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_PLAN_SHARD_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_PLAN_SHARD_H_
 
@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "framework/runner/plan/job_split.h"
 
 namespace pmubench::internal {
 
@@ -38,14 +39,14 @@ struct Shard {
 absl::StatusOr<Shard> ParseShard(std::string_view text);
 
 struct ShardSelection {
-  std::vector<std::string> names;  // this shard's instances, in input order
+  std::vector<std::string> names;  // this shard's instances, unit by unit
   // Instances the costs did not name (placed by count); 0 without costs.
   int uncosted = 0;
 };
 
-// This shard's part of `instances`. `costs`: seconds per instance name.
+// This shard's part of `units`. `costs`: seconds per instance name.
 ShardSelection SelectShard(
-    const std::vector<std::string>& instances, Shard shard,
+    const std::vector<Unit>& units, Shard shard,
     const std::optional<std::map<std::string, double>>& costs);
 
 // A --benchmark_filter that matches exactly `names` (a POSIX extended regex,

@@ -1,15 +1,21 @@
 #include "framework/runner/run/jobs_run.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -17,7 +23,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "framework/runner/output/progress.h"
+#include "framework/runner/plan/family_fit.h"
 #include "framework/runner/plan/job_split.h"
 #include "framework/runner/plan/shard.h"
 #include "framework/runner/run/run_record.h"
@@ -96,88 +104,76 @@ std::string Tail(const std::string& text, int n) {
   return text.substr(start == 0 ? 0 : start + 1);
 }
 
+// One worker process, from its start to its end. A worker that dies is
+// replaced by another in the same slot, a Worker of its own.
 struct Worker {
-  std::vector<std::string> cases;
+  int slot = 0;                    // 1..jobs
+  std::vector<std::string> cases;  // every instance it was given
   std::string files;  // its files' prefix in the parent's directory
-  pid_t pid = -1;
+  internal::WorkerHandle handle;
+  std::optional<size_t> unit;  // the unit it runs now
+  std::string said;            // what it wrote on its "done" pipe, unread
+  bool ended = false;
   internal::WorkerEnd end;
-  Records records;
 };
 
-// Each non-empty part's worker started on its own .cases file in `dir`.
-std::vector<Worker> StartWorkers(
-    const std::vector<std::vector<std::string>>& parts, const std::string& dir,
-    const std::vector<std::string>& args) {
-  std::vector<Worker> workers;
-  const std::vector<std::string> worker_args = internal::WorkerArgs(args);
-  for (const std::vector<std::string>& part : parts) {
-    if (part.empty()) continue;
-    Worker& w = workers.emplace_back();
-    w.cases = part;
-    w.files = absl::StrCat(dir, "/worker", workers.size());
-    std::ofstream(w.files + ".cases") << absl::StrJoin(part, "\n") << "\n";
-    absl::StatusOr<pid_t> pid = internal::StartWorker(worker_args, w.files);
-    if (pid.ok()) {
-      w.pid = *pid;
-    } else {
-      w.end = {false,
-               absl::StrCat("could not be started: ", pid.status().message())};
+// Every selected instance's place in the serial run: Google Benchmark
+// numbers the families that have a selected instance in registration order
+// (family_index) and a family's instances from 0 (per_family_instance_index);
+// a worker numbers only the unit it ran.
+struct SerialNumbers {
+  std::map<std::string, int64_t> family;    // family name -> family_index
+  std::map<std::string, int64_t> instance;  // instance -> its index in family
+};
+
+SerialNumbers NumberAsSerial(const std::vector<std::string>& instances) {
+  SerialNumbers numbers;
+  std::map<std::string, int64_t> members;
+  for (const std::string& name : instances) {
+    const std::string family(internal::FamilyOf(name));
+    numbers.family.emplace(family, numbers.family.size());
+    numbers.instance.emplace(name, members[family]++);
+  }
+  return numbers;
+}
+
+// `record`, filed under instance `name`, numbered as the serial run numbers
+// it. A whole family's fit rows (named after no instance) keep the index the
+// worker gave them: the worker ran the family whole, as the serial run does.
+std::vector<ReportedRun> Renumbered(std::vector<ReportedRun> record,
+                                    const std::string& name,
+                                    const SerialNumbers& numbers) {
+  for (ReportedRun& run : record) {
+    run.family_index = numbers.family.at(std::string(internal::FamilyOf(name)));
+    if (run.run_name.str() == name) {
+      run.per_family_instance_index = numbers.instance.at(name);
     }
   }
-  return workers;
-}
-
-// Each worker waited for and its reported runs read.
-void FinishWorkers(std::vector<Worker>& workers) {
-  for (Worker& w : workers) {
-    if (w.pid > 0) w.end = internal::WaitForWorker(w.pid);
-    w.records = internal::DecodeRuns(ReadWhole(w.files + ".runs"));
-  }
-}
-
-// A worker's records by the instance they belong to: a record whose runs
-// name none of its cases (a family's complexity fit) follows the case
-// reported before it.
-void FileRecords(const Worker& w, std::map<std::string, Records>& by_case) {
-  const std::set<std::string> mine(w.cases.begin(), w.cases.end());
-  std::string current;
-  for (const std::vector<ReportedRun>& record : w.records) {
-    if (record.empty()) continue;
-    const std::string name = record.front().run_name.str();
-    if (mine.count(name) > 0) current = name;
-    if (!current.empty()) by_case[current].push_back(record);
-  }
+  return record;
 }
 
 // The row of a case its worker did not report.
-ReportedRun FailedRow(const std::string& name, const Worker& w, int index,
-                      int total) {
+ReportedRun FailedRow(const std::string& name, const Worker& w, int total,
+                      const SerialNumbers& numbers) {
   ReportedRun run;
   run.run_name.function_name = name;
-  run.family_index = -1;
-  run.per_family_instance_index = -1;
+  run.family_index = numbers.family.at(std::string(internal::FamilyOf(name)));
+  run.per_family_instance_index = numbers.instance.at(name);
   run.repetition_index = 0;
   run.repetitions = 1;
   run.iterations = 0;
   run.error_occurred = true;
   run.error_message = absl::StrCat(
-      "not run to its end: pmubench --pmubench_jobs worker ", index, " of ",
+      "not run to its end: pmubench --pmubench_jobs worker ", w.slot, " of ",
       total, ", which ran it, ended before reporting it: ", w.end.description);
   return run;
 }
 
-void ReportAll(const std::vector<ReportedRun>& runs,
-               benchmark::BenchmarkReporter* display,
-               benchmark::BenchmarkReporter* file) {
-  display->ReportRuns(runs);
-  if (file != nullptr) file->ReportRuns(runs);
-}
-
 // Says which worker failed, how, which of its cases failed, and how its
 // output ends.
-void SayFailure(const Worker& w, int index, int total,
+void SayFailure(const Worker& w, int total,
                 const std::vector<std::string>& failed, std::ostream& err) {
-  err << "pmubench: --pmubench_jobs worker " << index << " of " << total
+  err << "pmubench: --pmubench_jobs worker " << w.slot << " of " << total
       << " ended: " << w.end.description << "; "
       << (failed.empty()
               ? std::string("every case it ran was reported")
@@ -214,68 +210,247 @@ void RelayCaseNotices(const Worker& w, std::set<std::string>& said,
   }
 }
 
-// Google Benchmark numbers the families that have a selected instance in
-// registration order (family_index); a worker numbers only its own. Its
-// number in worker `w` maps to the serial run's: the order in which the
-// families first appear among all the instances. A family is whole in one
-// worker (plan/job_split.h), so per_family_instance_index needs no change.
-class FamilyNumbers {
+// The rows, reported in registration order as they come in: a row goes out
+// once it and every row before it are in (its unit done, or failed).
+class InOrderReport {
  public:
-  int64_t Of(const std::string& key) {
-    auto [it, added] = ids_.emplace(key, static_cast<int64_t>(ids_.size()));
-    return it->second;
+  InOrderReport(const std::vector<std::string>& instances,
+                benchmark::BenchmarkReporter* display,
+                benchmark::BenchmarkReporter* file, int total)
+      : instances_(Unique(instances)),
+        numbers_(NumberAsSerial(instances)),
+        display_(display),
+        file_(file),
+        total_(total) {}
+
+  // `unit` of worker `w` ended, done or not: its reported records are read,
+  // a failed row made for each of its cases without one.
+  void UnitEnded(const internal::Unit& unit, const Worker& w) {
+    std::map<std::string, Records> by_case = FileRecords(w);
+    for (const std::string& name : unit) {
+      if (auto it = by_case.find(name); it != by_case.end()) {
+        for (const auto& record : it->second) {
+          rows_[name].push_back(Renumbered(record, name, numbers_));
+        }
+      } else {
+        rows_[name].push_back({FailedRow(name, w, total_, numbers_)});
+        failed_[&w].push_back(name);
+      }
+    }
+    Flush();
+  }
+
+  const std::vector<std::string>& FailedOf(const Worker& w) const {
+    static const std::vector<std::string> kNone;
+    auto it = failed_.find(&w);
+    return it == failed_.end() ? kNone : it->second;
   }
 
  private:
-  std::map<std::string, int64_t> ids_;
+  // Worker w's records by the instance they belong to: a record whose runs
+  // name none of its cases (a family's complexity fit) follows the case
+  // reported before it.
+  static std::map<std::string, Records> FileRecords(const Worker& w) {
+    const std::set<std::string> mine(w.cases.begin(), w.cases.end());
+    std::map<std::string, Records> by_case;
+    std::string current;
+    for (auto& record : internal::DecodeRuns(ReadWhole(w.files + ".runs"))) {
+      if (record.empty()) continue;
+      const std::string name = record.front().run_name.str();
+      if (mine.count(name) > 0) current = name;
+      if (!current.empty()) by_case[current].push_back(std::move(record));
+    }
+    return by_case;
+  }
+
+  void Flush() {
+    for (; next_ < instances_.size(); ++next_) {
+      auto it = rows_.find(instances_[next_]);
+      if (it == rows_.end()) return;
+      for (const std::vector<ReportedRun>& record : it->second) {
+        display_->ReportRuns(record);
+        if (file_ != nullptr) file_->ReportRuns(record);
+      }
+      rows_.erase(it);
+    }
+  }
+
+  // A name two registrations share once: its unit reports both.
+  static std::vector<std::string> Unique(
+      const std::vector<std::string>& names) {
+    std::set<std::string> seen;
+    std::vector<std::string> unique;
+    for (const std::string& name : names) {
+      if (seen.insert(name).second) unique.push_back(name);
+    }
+    return unique;
+  }
+
+  const std::vector<std::string> instances_;
+  const SerialNumbers numbers_;
+  benchmark::BenchmarkReporter* display_;
+  benchmark::BenchmarkReporter* file_;
+  const int total_;
+  size_t next_ = 0;
+  std::map<std::string, Records> rows_;
+  std::map<const Worker*, std::vector<std::string>> failed_;
 };
 
-// `records` with their family numbers the serial run's.
-Records Renumbered(Records records, int w, FamilyNumbers& families) {
-  for (std::vector<ReportedRun>& record : records) {
-    for (ReportedRun& run : record) {
-      run.family_index = families.Of(absl::StrCat(w, ":", run.family_index));
-    }
+// In a worker: the next unit its parent sent on `fd` (names a line each,
+// then an empty line) into `unit`; false at the end of the input. `pending`
+// keeps what was read past the unit.
+bool NextUnit(int fd, std::string& pending, std::vector<std::string>& unit) {
+  size_t end;
+  while ((end = pending.find("\n\n")) == std::string::npos) {
+    char buffer[4096];
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    pending.append(buffer, static_cast<size_t>(n));
   }
-  return records;
+  unit = absl::StrSplit(pending.substr(0, end), '\n');
+  pending.erase(0, end + 2);
+  return true;
 }
 
-// Every instance's runs in registration order, a failed row for each one
-// its worker did not report; the exit status.
-int ReportInOrder(const std::vector<std::string>& instances,
-                  const std::vector<Worker>& workers,
-                  benchmark::BenchmarkReporter* display,
-                  benchmark::BenchmarkReporter* file, std::ostream& err) {
-  std::map<std::string, Records> by_case;
-  std::map<std::string, int> worker_of;
-  for (size_t i = 0; i < workers.size(); ++i) {
-    FileRecords(workers[i], by_case);
-    for (const std::string& name : workers[i].cases) worker_of[name] = i;
+// Writes all of `text` to `fd`; false when the reader is gone.
+bool WriteAll(int fd, const std::string& text) {
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
   }
-  const int total = static_cast<int>(workers.size());
-  std::vector<std::vector<std::string>> failed(workers.size());
-  FamilyNumbers families;
-  for (const std::string& name : instances) {
-    const int w = worker_of[name];
-    if (auto it = by_case.find(name); it != by_case.end()) {
-      for (const auto& record : Renumbered(it->second, w, families)) {
-        ReportAll(record, display, file);
-      }
-      continue;
+  return true;
+}
+
+// The units handed out, one to each idle worker, in dispatch order; a
+// worker that dies is replaced while units are left.
+class Dispatcher {
+ public:
+  Dispatcher(const std::vector<internal::Unit>& units,
+             std::vector<size_t> order, const JobsRequest& request,
+             std::string dir, InOrderReport& report)
+      : units_(units),
+        order_(std::move(order)),
+        args_(internal::WorkerArgs(request.args)),
+        jobs_(request.jobs),
+        dir_(std::move(dir)),
+        report_(report) {}
+
+  // Runs every unit; the workers, each ended.
+  std::deque<Worker>& Run() {
+    const int slots = static_cast<int>(
+        std::min<size_t>(static_cast<size_t>(jobs_), units_.size()));
+    for (int slot = 1; slot <= slots; ++slot) Start(slot);
+    while (Step()) {
     }
-    failed[w].push_back(name);
-    ReportedRun row = FailedRow(name, workers[w], w + 1, total);
-    row.family_index = families.Of(
-        absl::StrCat(w, ":", std::string(internal::FamilyOf(name))));
-    ReportAll({row}, display, file);
+    return workers_;
   }
-  int status = 0;
-  for (size_t i = 0; i < workers.size(); ++i) {
-    if (workers[i].end.ok && failed[i].empty()) continue;
-    SayFailure(workers[i], static_cast<int>(i) + 1, total, failed[i], err);
-    status = 1;
+
+ private:
+  // A worker in `slot`, given its first unit.
+  void Start(int slot) {
+    Worker& w = workers_.emplace_back();
+    w.slot = slot;
+    w.files = absl::StrCat(dir_, "/worker", workers_.size());
+    absl::StatusOr<internal::WorkerHandle> handle =
+        internal::StartWorker(args_, w.files);
+    if (handle.ok()) {
+      w.handle = *handle;
+      GiveNext(w);
+      return;
+    }
+    w.ended = true;
+    w.end = {false,
+             absl::StrCat("could not be started: ", handle.status().message())};
+    // No worker to run what is left in this slot: it fails, unit by unit.
+    while (next_ < order_.size()) {
+      w.unit = order_[next_++];
+      Assign(w);
+      report_.UnitEnded(units_[*w.unit], w);
+    }
   }
-  return status;
+
+  void Assign(Worker& w) {
+    const internal::Unit& unit = units_[*w.unit];
+    w.cases.insert(w.cases.end(), unit.begin(), unit.end());
+  }
+
+  // The next unit to `w`, or the end of its input when none is left.
+  void GiveNext(Worker& w) {
+    w.unit.reset();
+    if (next_ < order_.size()) {
+      w.unit = order_[next_++];
+      Assign(w);
+      const std::string text =
+          absl::StrCat(absl::StrJoin(units_[*w.unit], "\n"), "\n\n");
+      if (WriteAll(w.handle.to_worker, text)) return;
+      // Gone already: its "done" pipe reads end of file next.
+    }
+    ::close(w.handle.to_worker);
+    w.handle.to_worker = -1;
+  }
+
+  bool Step();
+  void Read(Worker& w);
+  void Ended(Worker& w);
+
+  const std::vector<internal::Unit>& units_;
+  const std::vector<size_t> order_;
+  const std::vector<std::string> args_;
+  const int jobs_;
+  const std::string dir_;
+  InOrderReport& report_;
+  size_t next_ = 0;
+  std::deque<Worker> workers_;  // deque: a Worker never moves
+};
+
+// Waits for a worker to say something or end; false when all have ended.
+bool Dispatcher::Step() {
+  std::vector<pollfd> fds;
+  std::vector<Worker*> of;
+  for (Worker& w : workers_) {
+    if (w.ended) continue;
+    fds.push_back({w.handle.from_worker, POLLIN, 0});
+    of.push_back(&w);
+  }
+  if (fds.empty()) return false;
+  if (::poll(fds.data(), fds.size(), -1) < 0) return true;  // EINTR
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (fds[i].revents != 0) Read(*of[i]);
+  }
+  return true;
+}
+
+// What worker `w` wrote: "done" ends its unit; end of file, the worker.
+void Dispatcher::Read(Worker& w) {
+  char buffer[256];
+  const ssize_t n = ::read(w.handle.from_worker, buffer, sizeof buffer);
+  if (n < 0 && errno == EINTR) return;
+  if (n <= 0) return Ended(w);
+  w.said.append(buffer, static_cast<size_t>(n));
+  for (size_t end; (end = w.said.find('\n')) != std::string::npos;) {
+    w.said.erase(0, end + 1);
+    if (!w.unit.has_value()) continue;
+    report_.UnitEnded(units_[*w.unit], w);
+    GiveNext(w);
+  }
+}
+
+// Worker `w` ended: its unit, if it had one, fails; another worker takes
+// its slot while units are left.
+void Dispatcher::Ended(Worker& w) {
+  ::close(w.handle.from_worker);
+  if (w.handle.to_worker >= 0) ::close(w.handle.to_worker);
+  w.end = internal::WaitForWorker(w.handle.pid);
+  w.ended = true;
+  if (w.unit.has_value()) {
+    if (w.end.ok) w.end = {false, "exit status 0 before its unit was done"};
+    report_.UnitEnded(units_[*w.unit], w);
+    w.unit.reset();
+    if (next_ < order_.size()) Start(w.slot);
+  }
 }
 
 // A private directory for the workers' files (mkdtemp(3) under $TMPDIR).
@@ -305,17 +480,29 @@ JobsOutcome RunInWorkers(const JobsRequest& request,
     err << "pmubench: error: " << dir.status().message() << "\n";
     return {0, 1};
   }
-  std::vector<Worker> workers =
-      StartWorkers(internal::SplitJobs(instances, request.jobs, request.costs),
-                   *dir, request.args);
-  FinishWorkers(workers);
-  std::set<std::string> said;
-  for (const Worker& w : workers) RelayCaseNotices(w, said, err);
+  const std::vector<internal::Unit> units =
+      internal::WorkUnits(instances, internal::FamilyMustStayWhole);
   benchmark::BenchmarkReporter::Context context;
   context.name_field_width = NameFieldWidth();
   display->ReportContext(context);
   if (file != nullptr) file->ReportContext(context);
-  const int status = ReportInOrder(instances, workers, display, file, err);
+  // A worker gone mid-write must not end the parent (write(2): EPIPE).
+  struct sigaction ignore = {}, before = {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &before);
+  InOrderReport report(instances, display, file, request.jobs);
+  Dispatcher dispatcher(units, internal::DispatchOrder(units, request.costs),
+                        request, *dir, report);
+  std::deque<Worker>& workers = dispatcher.Run();
+  ::sigaction(SIGPIPE, &before, nullptr);
+  std::set<std::string> said;
+  int status = 0;
+  for (const Worker& w : workers) {
+    RelayCaseNotices(w, said, err);
+    if (w.end.ok && report.FailedOf(w).empty()) continue;
+    SayFailure(w, request.jobs, report.FailedOf(w), err);
+    status = 1;
+  }
   display->Finalize();
   if (file != nullptr) file->Finalize();
   std::error_code ignored;
@@ -325,23 +512,30 @@ JobsOutcome RunInWorkers(const JobsRequest& request,
 
 absl::StatusOr<std::unique_ptr<benchmark::BenchmarkReporter>> PrepareWorker(
     const std::string& files) {
-  std::vector<std::string> names;
-  std::ifstream cases(files + ".cases");
-  for (std::string line; std::getline(cases, line);) {
-    if (!line.empty()) names.push_back(line);
-  }
   const int fd =
       ::open((files + ".runs").c_str(),
              O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC, 0600);
-  if (names.empty() || fd < 0) {
+  if (fd < 0 || !internal::WorkerPipesFromEnv().has_value()) {
     if (fd >= 0) ::close(fd);
     return absl::InvalidArgumentError(absl::StrCat(
         internal::kWorkerEnv, "=", files,
         ": not a --pmubench_jobs worker's files (the parent sets this "
-        "variable; unset it)"));
+        "variable and ",
+        internal::kWorkerPipesEnv, "; unset them)"));
   }
-  benchmark::FLAGS_benchmark_filter = internal::ExactNamesFilter(names);
   return std::make_unique<RecordWriter>(fd);
+}
+
+size_t RunWorkerUnits(benchmark::BenchmarkReporter* display) {
+  const internal::WorkerPipes pipes = *internal::WorkerPipesFromEnv();
+  size_t ran = 0;
+  std::string pending;
+  for (std::vector<std::string> unit; NextUnit(pipes.in, pending, unit);) {
+    benchmark::FLAGS_benchmark_filter = internal::ExactNamesFilter(unit);
+    ran += benchmark::RunSpecifiedBenchmarks(display);
+    if (!WriteAll(pipes.out, "done\n")) break;
+  }
+  return ran;
 }
 
 }  // namespace pmubench

@@ -1,11 +1,16 @@
-// --pmubench_jobs=N in a run: the selected instances split over N worker
-// processes (plan/job_split.h: a family stays in one worker; by cost with
-// --pmubench_shard_costs), each worker this binary again (worker_process.h)
-// reporting its runs to a private file in a mkdtemp(3) directory
-// (run_record.h), and the parent reporting every run to its own console
-// and --benchmark_out reporters in registration order, as one serial run
-// would (only times differ). The parent has prepared its session as a
-// serial run does, so the context and header are a serial run's.
+// --pmubench_jobs=N in a run: the selected instances cut into units
+// (plan/job_split.h: an instance, or a family with a complexity fit whole)
+// that N worker processes take one at a time, the next as soon as one is
+// done (largest first with --pmubench_shard_costs), so no worker idles while
+// work is left. Each worker is this binary again (worker_process.h), told
+// its next unit over a pipe and saying "done" over another, reporting its
+// runs to a private file in a mkdtemp(3) directory (run_record.h). The
+// parent reports every run to its own console and --benchmark_out
+// reporters in registration order, as one serial run would (only times
+// differ), each row as soon as it and every row before it are in, so the
+// console (and its progress line) moves while workers run. The parent has
+// prepared its session as a serial run does, so the context and header are
+// a serial run's.
 //
 // Why processes and not threads: a case's counts (callgrind's, or the PMU's
 // per-thread groups) belong to one process, and Google Benchmark runs one
@@ -13,13 +18,14 @@
 // under --pmubench_simulate each worker must be its own valgrind process,
 // and a worker started like any run needs no state of its parent's.
 //
-// A worker that ends before reporting all its cases (a crash, a signal)
-// fails those cases by name (an error row each, saying how the worker
-// ended); its other rows and the other workers' are kept, and the parent's
-// exit status is 1.
+// A worker that ends before reporting its unit (a crash, a signal) fails
+// that unit's unreported cases by name (an error row each, saying how the
+// worker ended); a new worker takes its place while units are left, every
+// other row is kept, and the parent's exit status is 1.
 //
 // Worker side:
 //   if (auto files = WorkerFiles()) display = *PrepareWorker(*files);
+//   RunWorkerUnits(display.get());
 // Parent side:
 //   JobsOutcome out = RunInWorkers(request, display, file_reporter, std::cerr);
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_RUN_JOBS_RUN_H_
@@ -46,10 +52,15 @@ struct JobsRequest {
   std::vector<std::string> args;  // this process's argv[1..]
 };
 
-// In a worker: --benchmark_filter narrowed to FILES.cases, and the display
-// reporter, which appends each ReportRuns call's runs to FILES.runs.
+// In a worker: the display reporter, which appends each ReportRuns call's
+// runs to FILES.runs.
 absl::StatusOr<std::unique_ptr<benchmark::BenchmarkReporter>> PrepareWorker(
     const std::string& files);
+
+// In a worker: runs each unit its parent sends (--benchmark_filter narrowed
+// to its names) with `display`, and says when each is done. The number of
+// instances run.
+size_t RunWorkerUnits(benchmark::BenchmarkReporter* display);
 
 struct JobsOutcome {
   size_t ran = 0;  // instances reported; 0: the filter selected none

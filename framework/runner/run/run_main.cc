@@ -115,14 +115,15 @@ ABSL_FLAG(std::string, pmubench_allocations, "on",
           "alloc_bytes_per_iter, frees_per_iter, max_bytes_used); off: "
           "leave them out.");
 ABSL_FLAG(std::string, pmubench_jobs, "",
-          "N: run the cases in N worker processes (a family's instances in "
-          "one), their results reported in registration order as one run's. "
+          "N: run the cases in N worker processes, each taking the next "
+          "case when it is done (a family with a complexity fit whole), "
+          "their results reported in registration order as one run's. "
           "Default: under --pmubench_simulate the CPUs this process may run "
           "on (counts are the same whatever runs beside a case), 1 with "
           "--pmubench_profile; natively 1 (times, cycles, cache and branch "
           "misses are perturbed by cases running beside; instruction counts "
-          "stay exact). --pmubench_shard_costs=RUN.json balances the "
-          "workers by each case's time in that run.");
+          "stay exact). --pmubench_shard_costs=RUN.json hands out the "
+          "longest cases of that run first.");
 ABSL_FLAG(std::string, pmubench_simulate_ll, pmubench::internal::kDefaultLL,
           "With --pmubench_simulate=cache: the simulated last-level cache "
           "(valgrind's --LL).");
@@ -552,8 +553,10 @@ int RunCases(std::string_view program, const char* argv0,
   }
   pmubench::ReportCaseBuild(std::cerr);
   if (worker_display != nullptr) {
-    return RunAndWrite(program, {}, std::move(worker_display), folded,
-                       output_file);
+    const size_t ran = pmubench::RunWorkerUnits(worker_display.get());
+    benchmark::Shutdown();
+    return WriteOutputs(program, ran, worker_display.get(), folded,
+                        output_file);
   }
   std::unique_ptr<benchmark::BenchmarkReporter> display =
       DisplayReporter(format, console_options, *session, &profiles);

@@ -12,6 +12,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "framework/runner/output/progress.h"
+#include "framework/runner/plan/family_fit.h"
+#include "framework/runner/plan/job_split.h"
 #include "framework/runner/plan/run_costs.h"
 
 ABSL_FLAG(std::string, pmubench_shard, "",
@@ -96,8 +98,9 @@ absl::StatusOr<std::optional<ShardRequest>> ShardFlags(bool jobs_given) {
 
 ShardCount ApplyShard(const ShardRequest& request, std::ostream& err) {
   const std::vector<std::string> instances = ListSelectedBenchmarks();
-  const internal::ShardSelection selection =
-      internal::SelectShard(instances, request.shard, request.costs);
+  const internal::ShardSelection selection = internal::SelectShard(
+      internal::WorkUnits(instances, internal::FamilyMustStayWhole),
+      request.shard, request.costs);
   ShardCount count{static_cast<int>(instances.size()),
                    static_cast<int>(selection.names.size())};
   const std::string flag = absl::StrCat(

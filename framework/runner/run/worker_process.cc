@@ -7,13 +7,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "framework/runner/cli/self_exe.h"
 
 namespace pmubench::internal {
 namespace {
@@ -30,12 +31,19 @@ bool ParentOnly(std::string_view arg) {
   return false;
 }
 
-// In the forked child: the worker's environment and streams, then exec.
+// In the forked child: the worker's environment, streams and pipe ends
+// (`pipes`: its IN read end and OUT write end, kept open across exec), then
+// exec.
 [[noreturn]] void ExecWorker(const std::string& exe, std::vector<char*>& argv,
-                             const std::string& files, pid_t parent) {
+                             const std::string& files, WorkerPipes pipes,
+                             pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != parent) _exit(128 + SIGTERM);
   setenv(kWorkerEnv, files.c_str(), 1);
+  setenv(kWorkerPipesEnv, absl::StrCat(pipes.in, ",", pipes.out).c_str(), 1);
+  for (int fd : {pipes.in, pipes.out}) {
+    if (fcntl(fd, F_SETFD, 0) < 0) _exit(127);
+  }
   // Google Benchmark's environment spellings of the parent-only flags.
   for (const char* name :
        {"BENCHMARK_OUT", "BENCHMARK_OUT_FORMAT", "BENCHMARK_FORMAT"}) {
@@ -68,29 +76,52 @@ std::vector<std::string> WorkerArgs(const std::vector<std::string>& args) {
   return kept;
 }
 
-absl::StatusOr<pid_t> StartWorker(const std::vector<std::string>& args,
-                                  const std::string& files) {
-  // Under valgrind too, /proc/self/exe reads as the program valgrind runs.
-  std::error_code error;
-  const std::string exe =
-      std::filesystem::read_symlink("/proc/self/exe", error).string();
-  if (error) {
-    return absl::InternalError(
-        absl::StrCat("cannot resolve /proc/self/exe: ", error.message()));
+std::optional<WorkerPipes> WorkerPipesFromEnv() {
+  const char* text = std::getenv(kWorkerPipesEnv);
+  WorkerPipes pipes;
+  if (text == nullptr ||
+      std::sscanf(text, "%d,%d", &pipes.in, &pipes.out) != 2 ||
+      fcntl(pipes.in, F_GETFD) < 0 || fcntl(pipes.out, F_GETFD) < 0) {
+    return std::nullopt;
   }
-  std::vector<std::string> command = {exe};
+  return pipes;
+}
+
+absl::StatusOr<WorkerHandle> StartWorker(const std::vector<std::string>& args,
+                                         const std::string& files) {
+  absl::StatusOr<std::string> exe = SelfExecutable();
+  if (!exe.ok()) return exe.status();
+  std::vector<std::string> command = {*exe};
   command.insert(command.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : command) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // Close-on-exec everywhere, so another worker never holds this one's
+  // ends (its "done" pipe then reads end of file when it ends).
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) < 0) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("pipe: ", std::strerror(errno)));
+  }
+  if (pipe2(out, O_CLOEXEC) < 0) {
+    const int pipe_errno = errno;
+    for (int fd : in) ::close(fd);
+    return absl::ResourceExhaustedError(
+        absl::StrCat("pipe: ", std::strerror(pipe_errno)));
+  }
   const pid_t parent = getpid();
   const pid_t child = fork();
-  if (child == 0) ExecWorker(exe, argv, files, parent);
+  const int fork_errno = errno;
+  if (child == 0) ExecWorker(*exe, argv, files, {in[0], out[1]}, parent);
+  ::close(in[0]);
+  ::close(out[1]);
   if (child < 0) {
+    ::close(in[1]);
+    ::close(out[0]);
     return absl::ResourceExhaustedError(
-        absl::StrCat("fork: ", std::strerror(errno)));
+        absl::StrCat("fork: ", std::strerror(fork_errno)));
   }
-  return child;
+  return WorkerHandle{child, in[1], out[0]};
 }
 
 WorkerEnd WaitForWorker(pid_t pid) {
