@@ -195,3 +195,22 @@ def test_the_faithful_flag_reaches_the_detector():
     assert [c[4] for c in default.changes].count("spike") == 1
     assert all(c[4] == "step" for c in faithful.changes)
     assert default.params != faithful.params
+
+
+def test_windows_computed_together_equal_each_window_alone():
+    """The split pass computes its windows a chunk at a time (Windows); each
+    window's candidate, Q and sums must be the bits of the window alone, or
+    the change points would move with the chunking."""
+    rng = np.random.default_rng(21)
+    x = np.concatenate([100 + rng.standard_t(3, 200), 104 + rng.standard_t(3, 130)])
+    x[57] = 130.0
+    for window in (7, 30, 50):
+        windows = edivisive.Windows(x, window, window // 2)
+        for start in range(0, len(x) - window + 1, 3):
+            prefix, distances, first = windows.get(start)
+            z = x[start:start + window]
+            alone = edivisive.distance_prefix(z)
+            assert np.array_equal(distances, alone)
+            assert first == edivisive.best_split(alone, 0, window)
+            assert prefix.s1 == edivisive.Prefix(z).s1 and prefix.s2 == edivisive.Prefix(z).s2
+        assert windows.get(len(x) - window + 1) is None  # a short window: computed alone

@@ -40,6 +40,8 @@ x[tau:kappa]), so a short step is not diluted by the window's rest.
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,11 +68,20 @@ class ChangePoint:
 
 class Prefix:
     """Sums and sums of squares of x's prefixes: any segment's mean and
-    (ddof=0) deviation in O(1)."""
+    (ddof=0) deviation in O(1). The sums are kept as Python floats: the
+    t-tests read them one at a time, and numpy's scalars cost more than the
+    arithmetic (the same IEEE doubles, so the same results)."""
 
     def __init__(self, x: np.ndarray) -> None:
-        self.s1 = np.concatenate(([0.0], np.cumsum(x)))
-        self.s2 = np.concatenate(([0.0], np.cumsum(x * x)))
+        self.s1 = [0.0, *np.cumsum(x).tolist()]
+        self.s2 = [0.0, *np.cumsum(x * x).tolist()]
+
+    @classmethod
+    def of(cls, s1: np.ndarray, s2: np.ndarray) -> "Prefix":
+        """A Prefix from sums already taken (Windows takes many at once)."""
+        prefix = cls.__new__(cls)
+        prefix.s1, prefix.s2 = s1.tolist(), s2.tolist()
+        return prefix
 
     def stats(self, a: int, b: int) -> tuple[float, float, int]:
         n = b - a
@@ -90,7 +101,7 @@ def t_test(prefix: Prefix, a: int, cut: int, b: int, corrected: bool = False) ->
         return ChangePoint(cut, 1.0, m1, m2)
     df = n1 + n2 - 2
     pooled = ((n1 - 1) * v1 + (n2 - 1) * v2) / df
-    denom = np.sqrt(pooled * (1.0 / n1 + 1.0 / n2))
+    denom = math.sqrt(pooled * (1.0 / n1 + 1.0 / n2))
     diff = m1 - m2
     if denom == 0 or denom < 1e-12 * max(abs(m1), abs(m2)):
         # Two constant sides: equal means prove nothing, different ones differ.
@@ -104,42 +115,98 @@ def t_test(prefix: Prefix, a: int, cut: int, b: int, corrected: bool = False) ->
 
 def distance_prefix(z: np.ndarray) -> np.ndarray:
     """P[i, j] = sum of |z_r - z_c| over r < i, c < j: any block's sum of
-    distances in O(1)."""
-    n = len(z)
-    p = np.zeros((n + 1, n + 1))
-    p[1:, 1:] = np.abs(z[:, None] - z[None, :]).cumsum(0).cumsum(1)
+    distances in O(1). z may be a stack of series (..., n): one P each."""
+    n = z.shape[-1]
+    p = np.zeros(z.shape[:-1] + (n + 1, n + 1))
+    p[..., 1:, 1:] = np.abs(z[..., :, None] - z[..., None, :]).cumsum(-2).cumsum(-1)
     return p
 
 
-def best_split(p: np.ndarray, a: int, b: int) -> tuple[int, float]:
-    """E-divisive's candidate in z[a:b] (p: distance_prefix(z)): the
-    (tau, kappa) maximising Q(z[a:tau], z[tau:kappa]), a < tau < kappa <= b;
-    returns (tau, Q, kappa).
+def energy(p: np.ndarray, a: int, b: int) -> np.ndarray:
+    """Q[tau - a - 1, kappa - a - 2] of Q(z[a:tau], z[tau:kappa]) for
+    a < tau < b, a + 1 < kappa <= b (p: distance_prefix(z), or a stack of
+    them: then one Q a series); 0 where kappa <= tau.
     Q = 2/(n+m) * sum|X-Y| - 2m/((n+m)(n-1)) * sum_{i<k}|X_i-X_k|
         - 2n/((n+m)(m-1)) * sum_{j<k}|Y_j-Y_k|, n = |X|, m = |Y|, a
-    within-sum term 0 when its side has one point. Ties go to the smallest
-    tau, then the smallest kappa; Q is 0 where no split exists."""
-    tau = np.arange(a + 1, b)[:, None]
-    kappa = np.arange(a + 2, b + 1)[None, :]
+    within-sum term 0 when its side has one point. Each element is computed
+    by the same operations whether p is one series or a stack, so a stack's
+    Q equals each series' own to the last bit."""
     # slices and the diagonal's views: the elements p[tau, tau], p[tau, kappa],
     # p[kappa, kappa], p[a, tau], p[a, kappa] without fancy indexing's copies
-    diagonal = np.diagonal(p)
-    p_tt, p_tk, p_kk = diagonal[a + 1:b, None], p[a + 1:b, a + 2:b + 1], diagonal[None, a + 2:b + 1]
-    p_at, p_ak = p[a, a + 1:b, None], p[a, None, a + 2:b + 1]
+    diagonal = np.diagonal(p, axis1=-2, axis2=-1)
+    p_tt, p_kk = diagonal[..., a + 1:b, None], diagonal[..., None, a + 2:b + 1]
+    p_tk = p[..., a + 1:b, a + 2:b + 1]
+    p_at, p_ak = p[..., a, a + 1:b, None], p[..., a, None, a + 2:b + 1]
     between = p_tk - p_ak - p_tt + p_at
-    within_x = (p_tt - 2 * p_at + p[a, a]) / 2
+    within_x = (p_tt - 2 * p_at + p[..., a, a, None, None]) / 2
     within_y = (p_kk - 2 * p_tk + p_tt) / 2
-    nx = (tau - a).astype(float)
-    ny = (kappa - tau).astype(float)
+    scale, weight_x, weight_y, valid = _weights(b - a)
+    q = scale * between - weight_x * within_x - weight_y * within_y
+    return np.where(valid, q, 0.0)
+
+
+@functools.lru_cache(maxsize=64)
+def _weights(m: int) -> tuple[np.ndarray, ...]:
+    """energy's factors for a segment of m points, which depend on m only:
+    2/(n+m), the two within-sum weights, and where kappa > tau."""
+    nx = np.arange(1, m)[:, None].astype(float)
+    ny = (np.arange(2, m + 1)[None, :] - np.arange(1, m)[:, None]).astype(float)
     total = nx + ny
-    # (window_points runs this under np.errstate(divide, invalid ignored):
-    # the 1/0 of a one-point side is masked by np.where)
-    q = (2 / total * between
-         - np.where(nx > 1, 2 * ny / (total * (nx - 1)), 0.0) * within_x
-         - np.where(ny > 1, 2 * nx / (total * (ny - 1)), 0.0) * within_y)
-    q = np.where(ny >= 1, q, 0.0)
+    # the 1/0 of a one-point side is masked by np.where
+    with np.errstate(divide="ignore", invalid="ignore"):
+        weight_x = np.where(nx > 1, 2 * ny / (total * (nx - 1)), 0.0)
+        weight_y = np.where(ny > 1, 2 * nx / (total * (ny - 1)), 0.0)
+    return 2 / total, weight_x, weight_y, ny >= 1
+
+
+def best_split(p: np.ndarray, a: int, b: int) -> tuple[int, float, int]:
+    """E-divisive's candidate in z[a:b] (p: distance_prefix(z)): the
+    (tau, kappa) maximising Q(z[a:tau], z[tau:kappa]) (energy), a < tau <
+    kappa <= b; returns (tau, Q, kappa). Ties go to the smallest tau, then
+    the smallest kappa; Q is 0 where no split exists."""
+    q = energy(p, a, b)
     i, j = divmod(int(np.argmax(q)), q.shape[1])
     return a + i + 1, float(q[i, j]), a + j + 2
+
+
+class Windows:
+    """The split pass's full windows of x, computed a chunk at a time in
+    one numpy pass (each window alone cost about 20 numpy calls on a 30 x 30
+    array, most of a detection's time): per window its Prefix, distance
+    prefix and first candidate, bit for bit what window_points computes for
+    the window alone. A chunk holds the windows at start, start + step, ...
+    (where the split pass goes when it finds nothing)."""
+
+    CHUNK = 16
+
+    def __init__(self, x: np.ndarray, window: int, step: int) -> None:
+        self.x, self.window, self.step = x, window, step
+        self.cache: dict[int, tuple] = {}
+
+    def get(self, start: int) -> tuple | None:
+        """(prefix, distances, (tau, Q, kappa)) of x[start:start + window],
+        or None when the window is short (the series' end)."""
+        if start + self.window > len(self.x):
+            return None
+        if start not in self.cache:
+            self.cache = self._chunk(start)
+        return self.cache[start]
+
+    def _chunk(self, start: int) -> dict[int, tuple]:
+        last = min(start + (self.CHUNK - 1) * self.step, len(self.x) - self.window)
+        starts = np.arange(start, last + 1, self.step)
+        z = np.lib.stride_tricks.sliding_window_view(self.x, self.window)[starts]
+        zeros = np.zeros((len(starts), 1))
+        s1 = np.concatenate((zeros, np.cumsum(z, axis=1)), axis=1)
+        s2 = np.concatenate((zeros, np.cumsum(z * z, axis=1)), axis=1)
+        distances = distance_prefix(z)
+        q = energy(distances, 0, self.window).reshape(len(starts), -1)
+        best = q.argmax(axis=1)
+        width = self.window - 1
+        return {int(s): (Prefix.of(s1[k], s2[k]), distances[k],
+                         (int(best[k] // width) + 1, float(q[k, best[k]]),
+                          int(best[k] % width) + 2))
+                for k, s in enumerate(starts)}
 
 
 def _bounds(points: list[int], n: int) -> list[tuple[int, int]]:
@@ -148,18 +215,20 @@ def _bounds(points: list[int], n: int) -> list[tuple[int, int]]:
 
 
 def window_points(x: np.ndarray, start: int, end: int, max_pvalue: float,
-                  corrected: bool = False) -> list[int]:
+                  corrected: bool = False, windows: Windows | None = None) -> list[int]:
     """E-divisive bisection of x[start:end]: the candidate of the segment
     with the largest Q, kept while its t-test against its segment's two
-    sides passes max_pvalue. Indexes into x, sorted."""
+    sides passes max_pvalue. Indexes into x, sorted. windows: the split
+    pass's precomputed windows, when x[start:end] is one of them."""
     z = x[start:end]
-    prefix = Prefix(z)
-    distances = distance_prefix(z)
-    found: list[int] = []
-    best: dict[tuple[int, int], tuple[int, float]] = {}
-    with np.errstate(divide="ignore", invalid="ignore"):  # best_split's masked 1/0
-        return [start + i for i in _bisect(prefix, distances, len(z), found, best,
-                                           max_pvalue, corrected)]
+    cached = windows.get(start) if windows and end - start == windows.window else None
+    best: dict[tuple[int, int], tuple[int, float, int]] = {}
+    if cached:
+        prefix, distances, best[(0, len(z))] = cached
+    else:
+        prefix, distances = Prefix(z), distance_prefix(z)
+    return [start + i for i in _bisect(prefix, distances, len(z), [], best,
+                                       max_pvalue, corrected)]
 
 
 def _bisect(prefix: Prefix, distances: np.ndarray, n: int, found: list[int], best: dict,
@@ -204,9 +273,10 @@ def split(x: np.ndarray, window: int, max_pvalue: float, start: int = 0,
     points = set(weak or ())
     step = window // 2
     n = len(x)
+    windows = Windows(x, window, max(step, 1))
     while start < n:
         end = min(start + window, n)
-        found = window_points(x, start, end, max_pvalue, corrected)
+        found = window_points(x, start, end, max_pvalue, corrected, windows)
         points.update(found)
         start = max(found[-1] if found else 0, start + step)
     return sorted(points)
