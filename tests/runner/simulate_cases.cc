@@ -10,6 +10,7 @@
 // The range-for loop adds two instructions per iteration (a decrement and a
 // branch: benches/accuracy.cc), so BM_SimNops reads exactly 102.
 #include <pmubench/pmubench.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -21,12 +22,30 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #define PMUBENCH_NOPS(n) asm volatile(".rept " #n "\n\tnop\n\t.endr")
 
 namespace {
+
+// With PMUBENCH_TEST_FILL_ADDRESS_SPACE set (registered first, so it runs
+// before the cases a filter selects with it): reserves the process's
+// address space in 1 GiB, then 64 MiB blocks until none is left, as
+// thousands of batches' arenas would under valgrind, and keeps it.
+void BM_SimFillsAddressSpace(pmubench::State& state) {
+  if (std::getenv("PMUBENCH_TEST_FILL_ADDRESS_SPACE") != nullptr) {
+    for (size_t block : {size_t{1} << 30, size_t{64} << 20}) {
+      while (mmap(nullptr, block, PROT_NONE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+                  0) != MAP_FAILED) {
+      }
+    }
+  }
+  for (auto _ : state) PMUBENCH_NOPS(1);
+}
+PMU_BENCHMARK(BM_SimFillsAddressSpace);
 
 void BM_SimNops(pmubench::State& state) {
   for (auto _ : state) PMUBENCH_NOPS(100);
@@ -166,6 +185,18 @@ void BM_SimChattyBranches(pmubench::State& state) {
   }
 }
 PMU_BENCHMARK(BM_SimChattyBranches);
+
+// A thread of the case's own each iteration, doing range(0) increments,
+// joined: callgrind counts the loop's thread only, so the row says so.
+void BM_SimStartsThread(pmubench::State& state) {
+  for (auto _ : state) {
+    std::thread thread([n = state.range(0)] {
+      for (int64_t i = 0; i < n; ++i) asm volatile("");
+    });
+    thread.join();
+  }
+}
+PMU_BENCHMARK(BM_SimStartsThread)->Arg(10)->Arg(100000);
 
 #ifdef PMUBENCH_SIM_EXTRA_CASE
 // The binary of a commit that adds a case: it registers and allocates more

@@ -373,6 +373,45 @@ TEST_F(SimulateTest, DumpsWhereCallgrindWasToldElsewhereAreAClearError) {
   EXPECT_THAT(r.err, HasSubstr("PMUBENCH_CALLGRIND_OUT"));
 }
 
+// A thread the case starts is not counted under callgrind (each batch
+// counts the loop's thread; a new thread starts with collection off and a
+// dump holds the calling thread's costs): the row and stderr say so, as
+// natively, and the count does not grow with the thread's work.
+TEST_F(SimulateTest, ThreadsTheCaseStartsAreSaidOnTheRow) {
+  const Result r =
+      Run("--pmubench_simulate --benchmark_filter='^BM_SimStartsThread|"
+          "^BM_SimNops$'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = Json();
+  const std::string field = "pmubench_threads_not_counted";
+  EXPECT_EQ(JsonRunField(json, "BM_SimStartsThread/10", field), 1);
+  EXPECT_EQ(JsonRunField(json, "BM_SimStartsThread/100000", field), 1);
+  EXPECT_TRUE(std::isnan(JsonRunField(json, "BM_SimNops", field)));
+  EXPECT_LT(JsonRunField(json, "BM_SimStartsThread/100000", kInstructions),
+            100000);
+  EXPECT_THAT(r.err, HasSubstr("BM_SimStartsThread ran threads it started"));
+}
+
+// Each batch's arena stays reserved: a process whose address space is full
+// (under valgrind, after about 2,000 batches; here filled at once by the
+// first case) still runs every later batch, on the calling thread's heap,
+// with exact counts, and stderr says once from which batch on.
+TEST_F(SimulateTest, BatchesAfterTheAddressSpaceIsFullRunAndSaySo) {
+  const Result r =
+      Run("--pmubench_simulate --pmubench_jobs=1 --benchmark_filter="
+          "'^BM_SimFillsAddressSpace$|^BM_SimNops$|^BM_SimHeavyHeapCopy'",
+          CasesBinary(), "PMUBENCH_TEST_FILL_ADDRESS_SPACE=1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = Json();
+  EXPECT_EQ(JsonRunField(json, "BM_SimNops", kInstructions), 102);
+  EXPECT_GT(JsonRunField(json, "BM_SimHeavyHeapCopy", kInstructions), 0);
+  EXPECT_THAT(r.err, HasSubstr("found no address space for a fresh heap"));
+  const std::string::size_type first = r.err.find("no address space");
+  EXPECT_EQ(r.err.find("no address space", first + 1), std::string::npos)
+      << "said once";
+  EXPECT_THAT(Leftovers(), ::testing::IsEmpty());
+}
+
 // runner_simulate_layout_cases (simulate_layout_cases.cc): cases whose
 // work follows addresses.
 std::string& LayoutCasesBinary() {

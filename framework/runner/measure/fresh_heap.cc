@@ -4,9 +4,11 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
@@ -30,6 +32,39 @@ constexpr size_t kStackBytes = 8 << 20;
 // How long a batch's thread waits for the caller to block before it runs
 // the batch anyway (each poll yields the CPU once).
 constexpr int kMaxPolls = 100000;
+
+// What glibc reserves to make a thread's arena: one PROT_NONE mapping of
+// twice HEAP_MAX_SIZE (64 MiB on 64-bit), trimmed to an aligned 64 MiB that
+// stays mapped (malloc/arena.c: alloc_new_heap).
+constexpr size_t kArenaReserveBytes = size_t{128} << 20;
+
+// True when a mapping as glibc makes for a new arena can be made now (it is
+// unmapped again at once, so the arena lands where it would have). Under
+// valgrind 3.19 on x86-64 the client's address space ends near 128 GiB, so
+// after about 2,000 batches no arena can be made, and malloc in a new thread
+// silently falls back to the arenas that ran before.
+bool RoomForAnArena() {
+  void* p = mmap(nullptr, kArenaReserveBytes, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return false;
+  munmap(p, kArenaReserveBytes);
+  return true;
+}
+
+// Said once per process, at the first batch that finds no room.
+void SayNoRoom(long batch) {
+  std::fprintf(
+      stderr,
+      "pmubench: batch %ld of this process found no address space for a "
+      "fresh heap (a new malloc arena reserves 128 MiB; under valgrind a "
+      "process has about 128 GiB, about 2,000 batches): it and the batches "
+      "after it run on the calling thread's heap, and counts of code that "
+      "allocates may follow what ran before. Run fewer cases per process "
+      "(--pmubench_jobs=N, --pmubench_shard=I/N, --benchmark_filter) "
+      "(docs/ci_without_pmu.md#what-the-backend-relies-on-and-where-it-says-"
+      "so)\n",
+      batch);
+}
 
 struct Handoff {
   const std::function<void()>* work;
@@ -99,6 +134,14 @@ void PrepareFreshHeaps() {
 }
 
 void RunOnFreshHeap(const std::function<void()>& work, bool reset_simulator) {
+  static std::atomic<long> batches{0};
+  static std::atomic<bool> said{false};
+  const long batch = ++batches;
+  if (!RoomForAnArena()) {
+    if (!said.exchange(true)) SayNoRoom(batch);
+    RunBatch(work, reset_simulator);
+    return;
+  }
   Handoff handoff{&work, reset_simulator,
                   static_cast<pid_t>(syscall(SYS_gettid))};
   pthread_attr_t attr;

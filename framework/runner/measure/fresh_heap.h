@@ -58,7 +58,10 @@ void PrepareFreshHeaps();
 // destructors do not run (nor pthread key destructors): a case that needs
 // them to free or flush must not rely on them under callgrind.
 // Each batch's arena stays mapped until the process exits (64 MiB of
-// address space reserved, only the pages it used committed).
+// address space reserved, only the pages it used committed). Under valgrind
+// that fills the process's address space after about 2,000 batches; from
+// the first batch for which no arena can be made, batches run on the
+// calling thread, and stderr says so once.
 void RunOnFreshHeap(const std::function<void()>& work, bool reset_simulator);
 
 }  // namespace pmubench::internal

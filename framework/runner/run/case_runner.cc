@@ -82,17 +82,21 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
   SimulatedMeter meter(sim, gb_state.max_iterations);
   int64_t iterations_per_step = 1;
   AllocPerIteration allocations;  // the body's thread's tally
+  bool children_ran = false;  // threads the body started (started_threads.h)
   RunOnFreshHeap(
       [&] {
+        perf::ChildTaskWatch watch;
         State state(gb_state, meter);
         pmu_case.body(state);
         state.FinishAfterBody(name);
         iterations_per_step = state.batch_iterations_ / state.sim_steps_;
         allocations =
             SimulatedAllocations(meter.segment_steps(2), iterations_per_step);
+        children_ran = watch.ChildrenRan();
       },
       sim.simulates_misses);
   meter.Report(gb_state, iterations_per_step);
+  if (children_ran) MarkThreadsNotCounted(gb_state, name);
   if (sim.layout_check) {
     LayoutCheck::Run(gb_state, sim, pmu_case.body, name);
   }
