@@ -92,8 +92,26 @@ void Resolve(F& slot, const char* name) {
   slot = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
 }
 
+// Whether a Valgrind tool that replaces malloc runs this program
+// (memcheck, helgrind, drd, massif, dhat): Valgrind preloads the tool's
+// vgpreload_TOOL library, whose malloc owns the blocks, and no chunk
+// header of glibc's sits below them. Callgrind and cachegrind preload only
+// vgpreload_core and leave glibc's malloc in place.
+bool ValgrindToolOwnsBlocks() {
+  const char* preload = getenv("LD_PRELOAD");  // allocates nothing
+  // Not readable yet (before libc's own start-up): take the safe answer.
+  if (preload == nullptr) return true;
+  for (const char* at = preload; at != nullptr;) {
+    at = std::strstr(at, "vgpreload_");
+    if (at == nullptr) break;
+    at += sizeof("vgpreload_") - 1;
+    if (std::strncmp(at, "core", 4) != 0) return true;
+  }
+  return false;
+}
+
 // Once, at the first allocation (the process is still single-threaded).
-void ResolveNext() {
+[[gnu::noinline, gnu::cold]] void ResolveNext() {
   resolving = true;
   NextAllocator n{};
   Resolve(n.malloc, "malloc");
@@ -108,7 +126,7 @@ void ResolveNext() {
   Resolve(n.usable_size, "malloc_usable_size");
   next = n;
   Dl_info where{};
-  glibc_chunks = !RUNNING_ON_VALGRIND &&
+  glibc_chunks = !(RUNNING_ON_VALGRIND && ValgrindToolOwnsBlocks()) &&
                  dladdr(reinterpret_cast<void*>(n.usable_size), &where) != 0 &&
                  where.dli_fname != nullptr &&
                  std::strstr(where.dli_fname, "libc.so.6") != nullptr;
@@ -120,8 +138,8 @@ void ResolveNext() {
 // bits flags (IS_MMAPPED = 2); musable() there gives the size less the
 // header's share: 8 bytes for a heap chunk, 16 for an mmapped one (64-bit;
 // SIZE_SZ in general). Read inline, a call and its checks fewer per
-// allocation and free; under Valgrind, whose tools may own the blocks, and
-// with another allocator, the call.
+// allocation and free; under a Valgrind tool that owns the blocks
+// (ValgrindToolOwnsBlocks) and with another allocator, the call.
 inline int64_t Usable(void* p) {
   if (glibc_chunks) [[likely]] {
     const size_t header = static_cast<const size_t*>(p)[-1];
@@ -138,9 +156,10 @@ inline const NextAllocator& Next() {
   return next;
 }
 
-// Cold: only inside a counted segment.
-[[gnu::noinline]] void TallyAlloc(void* p, size_t size, void* caller) {
-  if (p == nullptr) return;  // a failed allocation returns nothing
+// Only inside a counted segment, out of line: the paths outside keep to a
+// flag test. Returns `p`, so that a caller ends in a jump here.
+[[gnu::noinline]] void* TallyAlloc(void* p, size_t size, void* caller) {
+  if (p == nullptr) return p;  // a failed allocation returns nothing
   auto& t = alloc_tally;
   ++t.allocs;
   t.bytes += size;
@@ -150,50 +169,60 @@ inline const NextAllocator& Next() {
     pmubench::internal::RecordAllocSite(reinterpret_cast<uintptr_t>(caller),
                                         size, t.segment);
   }
+  return p;
 }
 
+// Tallies the free of `p`, then frees it (a jump from free()).
 [[gnu::noinline]] void TallyFree(void* p) {
   auto& t = alloc_tally;
   ++t.frees;
   t.live -= Usable(p);
+  Next().free(p);
 }
 
 inline void* Counted(void* p, size_t size, void* caller) {
   if (alloc_tally.on) [[unlikely]]
-    TallyAlloc(p, size, caller);
+    return TallyAlloc(p, size, caller);
   return p;
 }
 
-// operator new's loop (C++20 [new.delete.single]): the new-handler, then
+// The rest of operator new's loop (C++20 [new.delete.single]) after the
+// allocator returned null: the new-handler and another try, then
 // std::bad_alloc, or null for the nothrow forms (without throwing: the
-// exception object would be an allocation of its own).
-template <typename Allocate>
-void* NewLoop(Allocate allocate, bool nothrow) {
+// exception object would be an allocation of its own). Out of line and
+// cold: inline, its loop made every new save six registers.
+[[gnu::noinline, gnu::cold]] void* NewFailed(size_t n, size_t align,
+                                             bool nothrow, void* caller) {
   for (;;) {
-    if (void* p = allocate()) return p;
     std::new_handler handler = std::get_new_handler();
     if (handler == nullptr) {
       if (nothrow) return nullptr;
       throw std::bad_alloc();
     }
     handler();
+    void* p = align == 0 ? next.malloc(n) : next.memalign(align, n);
+    if (p != nullptr) return Counted(p, n, caller);
   }
 }
 
+// operator new's first try, inline: one call to the next allocator, and
+// the tally when counting.
 inline void* PlainNew(size_t size, bool nothrow, void* caller) {
   const size_t n = size == 0 ? 1 : size;
-  return NewLoop([&] { return Counted(Next().malloc(n), n, caller); }, nothrow);
+  void* p = Next().malloc(n);
+  if (p == nullptr) [[unlikely]]
+    return NewFailed(n, 0, nothrow, caller);
+  return Counted(p, n, caller);
 }
 
 inline void* AlignedNew(size_t size, std::align_val_t align, bool nothrow,
                         void* caller) {
   const size_t n = size == 0 ? 1 : size;
-  return NewLoop(
-      [&] {
-        return Counted(Next().memalign(static_cast<size_t>(align), n), n,
-                       caller);
-      },
-      nothrow);
+  const auto a = static_cast<size_t>(align);
+  void* p = Next().memalign(a, n);
+  if (p == nullptr) [[unlikely]]
+    return NewFailed(n, a, nothrow, caller);
+  return Counted(p, n, caller);
 }
 
 #define PMUBENCH_CALLER __builtin_return_address(0)
@@ -211,7 +240,7 @@ void* malloc(size_t size) noexcept {
 void free(void* p) noexcept {
   if (p == nullptr || InBootstrap(p)) return;
   if (alloc_tally.on) [[unlikely]]
-    TallyFree(p);
+    return TallyFree(p);
   Next().free(p);
 }
 
