@@ -33,7 +33,11 @@ def _runs(db: str) -> int:
 
 
 @pytest.mark.parametrize("name", ["nul \0 name", "surrogate \udc80 name",
-                                  "x" * (schema.MAX_NAME + 1), "y" * 10_000_000])
+                                  "x" * (schema.MAX_NAME + 1), "y" * 10_000_000],
+                         # Short ids: pytest puts the test's id in the
+                         # environment (PYTEST_CURRENT_TEST), and a 10 MB one
+                         # makes every process started in it fail with E2BIG.
+                         ids=["nul", "surrogate", "over-max", "ten-megabytes"])
 def test_a_name_postgresql_cannot_store_is_refused_by_name(tmp_path, cluster, name):  # noqa: F811
     db = cluster.createdb(f"names_{abs(hash(name[:40])) % 10**8}")
     for benchmark, metric in ((name, "real_time"), ("BM_A", name)):
