@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "framework/perf/system/string_view_bridge.h"
+#include "framework/runner/output/write_all.h"
 
 namespace pmubench {
 namespace {
@@ -28,19 +29,6 @@ absl::Status ErrnoError(const std::string& path, std::string_view what,
                         int error) {
   return absl::InternalError(absl::StrCat(path, ": ", perf::AsAbsl(what),
                                           " failed: ", std::strerror(error)));
-}
-
-// write(2) until all of `content` is written; a short write is retried, so
-// the error of the write that cannot continue (ENOSPC, EFBIG, EIO) is seen.
-int WriteAll(int fd, std::string_view content) {
-  while (!content.empty()) {
-    const ssize_t n = ::write(fd, content.data(), content.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) return ENOSPC;
-    content.remove_prefix(static_cast<size_t>(n));
-  }
-  return 0;
 }
 
 // Blocks the signals that would otherwise end the process while a file has
@@ -187,7 +175,7 @@ absl::Status AtomicFile::Open(const std::string& path) {
 absl::Status AtomicFile::Commit(std::string_view content) {
   RemoveStaleTemporaries(DirectoryOf(path_));
   if (unnamed_fd_ < 0) return CommitNamed(content);
-  if (const int error = WriteAll(unnamed_fd_, content); error != 0) {
+  if (const int error = internal::WriteAll(unnamed_fd_, content); error != 0) {
     return ErrnoError(path_, "write", error);
   }
   if (::fsync(unnamed_fd_) != 0) return ErrnoError(path_, "fsync", errno);
@@ -233,7 +221,7 @@ absl::Status AtomicFile::CommitNamed(std::string_view content) {
   TerminationSignalsBlocked blocked;
   const int fd = CreateTemporary(temp);
   if (fd < 0) return ErrnoError(temp, "open", errno);
-  int error = WriteAll(fd, content);
+  int error = internal::WriteAll(fd, content);
   std::string_view failed = "write";
   if (error == 0 && ::fsync(fd) != 0) {
     error = errno;

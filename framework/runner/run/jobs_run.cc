@@ -25,6 +25,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "framework/runner/output/progress.h"
+#include "framework/runner/output/write_all.h"
 #include "framework/runner/plan/family_fit.h"
 #include "framework/runner/plan/job_split.h"
 #include "framework/runner/plan/shard.h"
@@ -313,17 +314,6 @@ bool NextUnit(int fd, std::string& pending, std::vector<std::string>& unit) {
   return true;
 }
 
-// Writes all of `text` to `fd`; false when the reader is gone.
-bool WriteAll(int fd, const std::string& text) {
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // The units handed out, one to each idle worker, in dispatch order; a
 // worker that dies is replaced while units are left.
 class Dispatcher {
@@ -385,7 +375,7 @@ class Dispatcher {
       Assign(w);
       const std::string text =
           absl::StrCat(absl::StrJoin(units_[*w.unit], "\n"), "\n\n");
-      if (WriteAll(w.handle.to_worker, text)) return;
+      if (internal::WriteAll(w.handle.to_worker, text) == 0) return;
       // Gone already: its "done" pipe reads end of file next.
     }
     ::close(w.handle.to_worker);
@@ -533,7 +523,7 @@ size_t RunWorkerUnits(benchmark::BenchmarkReporter* display) {
   for (std::vector<std::string> unit; NextUnit(pipes.in, pending, unit);) {
     benchmark::FLAGS_benchmark_filter = internal::ExactNamesFilter(unit);
     ran += benchmark::RunSpecifiedBenchmarks(display);
-    if (!WriteAll(pipes.out, "done\n")) break;
+    if (internal::WriteAll(pipes.out, "done\n") != 0) break;
   }
   return ran;
 }
