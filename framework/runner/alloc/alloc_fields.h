@@ -5,7 +5,8 @@
 //   alloc_bytes_per_iter  bytes those calls asked for, per iteration
 //   frees_per_iter        calls that gave heap memory back, per iteration
 //   max_bytes_used        the peak of live heap bytes (usable size, as
-//                         malloc_usable_size(3) says) above the batch's start
+//                         malloc_usable_size(3) says; a mapped block as the
+//                         same request in the heap) above the batch's start
 //
 // Natively the batch's totals are written with kAvgIterations, as every
 // counted event is (batch_meter.h), so Google Benchmark divides them by the

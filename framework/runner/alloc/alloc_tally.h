@@ -34,13 +34,22 @@ struct AllocCounts {
   int64_t peak = 0;
 };
 
+// A block glibc mapped on its own (mmap(2): above M_MMAP_THRESHOLD), made
+// while counting: the live bytes it was counted for (interpose.cc).
+struct MappedBlock {
+  const void* block = nullptr;
+  int64_t live_bytes = 0;
+};
+
 struct AllocTally {
   bool on = false;
   uint64_t allocs = 0;  // calls that returned new heap memory
   uint64_t bytes = 0;   // bytes those calls asked for
   uint64_t frees = 0;   // calls that gave heap memory back
   // Usable bytes (malloc_usable_size(3)) allocated minus freed while on,
-  // the largest value since `base` was taken, and `live` at that time.
+  // the largest value since `base` was taken, and `live` at that time. A
+  // block glibc maps on its own counts as the same request in the heap
+  // (interpose.cc: LiveBytesOfNew).
   int64_t live = 0;
   int64_t peak = 0;
   int64_t base = 0;
@@ -48,6 +57,11 @@ struct AllocTally {
   // segments (simulated_meter.h), and the segment running now.
   AllocCounts marks[4];
   int segment = 0;
+  // The mapped blocks made while counting and not yet freed; past
+  // kMappedBlocks at once, the later ones count at their mapped size.
+  static constexpr int kMappedBlocks = 32;
+  int mapped_count = 0;
+  MappedBlock mapped[kMappedBlocks];
 };
 
 // Whether this process counts allocations (set once, before any case runs).

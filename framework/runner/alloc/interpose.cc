@@ -133,19 +133,94 @@ bool ValgrindToolOwnsBlocks() {
   resolving = false;
 }
 
-// malloc_usable_size(p). glibc's chunk header (malloc/malloc.c, "chunk
-// details") holds the chunk's size in the word below the block, its low
-// bits flags (IS_MMAPPED = 2); musable() there gives the size less the
-// header's share: 8 bytes for a heap chunk, 16 for an mmapped one (64-bit;
-// SIZE_SZ in general). Read inline, a call and its checks fewer per
-// allocation and free; under a Valgrind tool that owns the blocks
+// glibc's chunk header (malloc/malloc.c, "chunk details") holds the
+// chunk's size in the word below the block, its low bits flags
+// (IS_MMAPPED = 2); musable() there gives the size less the header's
+// share: 8 bytes for a heap chunk, 16 for a mapped one (64-bit; SIZE_SZ in
+// general). Read inline: a call to malloc_usable_size and its checks fewer
+// per allocation and free.
+constexpr size_t kIsMmapped = 2;
+inline size_t ChunkHeader(const void* p) {
+  return static_cast<const size_t*>(p)[-1];
+}
+inline int64_t HeapUsable(size_t header) {
+  return static_cast<int64_t>((header & ~size_t{7}) - sizeof(size_t));
+}
+inline int64_t MappedUsable(size_t header) {
+  return static_cast<int64_t>((header & ~size_t{7}) - 2 * sizeof(size_t));
+}
+
+// What `size` bytes get in glibc's heap: malloc.c's request2size (the
+// request and one size word, rounded to MALLOC_ALIGNMENT, at least MINSIZE)
+// less the size word.
+inline int64_t HeapUsableOfRequest(size_t size) {
+  constexpr size_t kAlign = 2 * sizeof(size_t);
+  constexpr size_t kMinChunk = 4 * sizeof(size_t);
+  size_t chunk = (size + sizeof(size_t) + kAlign - 1) & ~(kAlign - 1);
+  if (chunk < kMinChunk) chunk = kMinChunk;
+  return static_cast<int64_t>(chunk - sizeof(size_t));
+}
+
+// A block glibc mapped on its own counts as the same request in the heap:
+// whether glibc maps a block depends on its mmap threshold, which moves as
+// the program frees large blocks (mallopt(3), M_MMAP_THRESHOLD) and which
+// pmubench pins under callgrind, so the mapped size would make the peak
+// depend on what ran before and differ between the two modes. The block's
+// count is remembered for its free.
+[[gnu::noinline, gnu::cold]] int64_t RememberMapped(const void* p, size_t size,
+                                                    size_t header) {
+  auto& t = alloc_tally;
+  if (t.mapped_count == t.kMappedBlocks) return MappedUsable(header);
+  const int64_t live_bytes = HeapUsableOfRequest(size);
+  t.mapped[t.mapped_count++] = {p, live_bytes};
+  return live_bytes;
+}
+
+// The count a mapped block was remembered with, forgotten; its mapped size
+// if it was made before counting began (or past the table).
+[[gnu::noinline, gnu::cold]] int64_t ForgetMapped(const void* p,
+                                                  size_t header) {
+  auto& t = alloc_tally;
+  for (int i = 0; i < t.mapped_count; ++i) {
+    if (t.mapped[i].block != p) continue;
+    const int64_t live_bytes = t.mapped[i].live_bytes;
+    t.mapped[i] = t.mapped[--t.mapped_count];
+    return live_bytes;
+  }
+  return MappedUsable(header);
+}
+
+// A mapped block LiveBytesOfOld forgot that stays after all (a realloc
+// that failed), remembered again with its count.
+[[gnu::noinline, gnu::cold]] void KeepMapped(const void* p,
+                                             int64_t live_bytes) {
+  auto& t = alloc_tally;
+  if (!glibc_chunks || (ChunkHeader(p) & kIsMmapped) == 0) return;
+  if (t.mapped_count < t.kMappedBlocks) {
+    t.mapped[t.mapped_count++] = {p, live_bytes};
+  }
+}
+
+// The live bytes a new block of `size` bytes counts for: its usable size
+// (malloc_usable_size(3)). Under a Valgrind tool that owns the blocks
 // (ValgrindToolOwnsBlocks) and with another allocator, the call.
-inline int64_t Usable(void* p) {
+inline int64_t LiveBytesOfNew(void* p, size_t size) {
   if (glibc_chunks) [[likely]] {
-    const size_t header = static_cast<const size_t*>(p)[-1];
-    const size_t overhead =
-        (header & 2) != 0 ? 2 * sizeof(size_t) : sizeof(size_t);
-    return static_cast<int64_t>((header & ~size_t{7}) - overhead);
+    const size_t header = ChunkHeader(p);
+    if ((header & kIsMmapped) == 0) [[likely]]
+      return HeapUsable(header);
+    return RememberMapped(p, size, header);
+  }
+  return static_cast<int64_t>(next.usable_size(p));
+}
+
+// The live bytes a block about to be freed or resized counted for.
+inline int64_t LiveBytesOfOld(void* p) {
+  if (glibc_chunks) [[likely]] {
+    const size_t header = ChunkHeader(p);
+    if ((header & kIsMmapped) == 0) [[likely]]
+      return HeapUsable(header);
+    return ForgetMapped(p, header);
   }
   return static_cast<int64_t>(next.usable_size(p));
 }
@@ -163,7 +238,7 @@ inline const NextAllocator& Next() {
   auto& t = alloc_tally;
   ++t.allocs;
   t.bytes += size;
-  t.live += Usable(p);
+  t.live += LiveBytesOfNew(p, size);
   if (t.live > t.peak) t.peak = t.live;
   if (alloc_sites_wanted) [[unlikely]] {
     pmubench::internal::RecordAllocSite(reinterpret_cast<uintptr_t>(caller),
@@ -176,7 +251,7 @@ inline const NextAllocator& Next() {
 [[gnu::noinline]] void TallyFree(void* p) {
   auto& t = alloc_tally;
   ++t.frees;
-  t.live -= Usable(p);
+  t.live -= LiveBytesOfOld(p);
   Next().free(p);
 }
 
@@ -273,11 +348,16 @@ void* realloc(void* p, size_t size) noexcept {
   }
   if (!alloc_tally.on) [[likely]]
     return Next().realloc(p, size);
-  const int64_t before = Usable(p);
+  const int64_t before = LiveBytesOfOld(p);
   void* q = next.realloc(p, size);
   auto& t = alloc_tally;
   if (q == nullptr) {
-    if (size == 0) ++t.frees, t.live -= before;  // freed, nothing returned
+    if (size == 0) {  // freed, nothing returned
+      ++t.frees;
+      t.live -= before;
+    } else {  // failed: the block stays as it was
+      KeepMapped(p, before);
+    }
     return q;
   }
   if (q != p) {
@@ -285,7 +365,7 @@ void* realloc(void* p, size_t size) noexcept {
     t.live -= before;
     TallyAlloc(q, size, PMUBENCH_CALLER);
   } else {
-    t.live += Usable(q) - before;
+    t.live += LiveBytesOfNew(q, size) - before;
     if (t.live > t.peak) t.peak = t.live;
   }
   return q;

@@ -69,11 +69,17 @@ void CaseRunner::RunSimulatedBatch(benchmark::State& gb_state,
                                    const Case& pmu_case,
                                    const SimulationSession& sim) {
   const std::string& name = pmu_case.request.name;
-  if (sim.set.events.empty()) {  // --counters=none
-    State state(gb_state, nullptr);
-    pmu_case.body(state);
-    state.FinishAfterBody(name);
-    WriteAllocations(gb_state);
+  if (sim.set.events.empty()) {  // --counters=none: the heap counts only
+    // On a fresh heap too, so that the live bytes' peak does not follow
+    // what ran before (fresh_heap.h); the tally is the body's thread's.
+    RunOnFreshHeap(
+        [&] {
+          State state(gb_state, nullptr);
+          pmu_case.body(state);
+          state.FinishAfterBody(name);
+          WriteAllocations(gb_state);
+        },
+        /*reset_simulator=*/false);
     return;
   }
   // The body on a thread of its own, its heap and stack new
