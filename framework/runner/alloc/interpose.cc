@@ -231,26 +231,53 @@ inline const NextAllocator& Next() {
   return next;
 }
 
-// Only inside a counted segment, out of line: the paths outside keep to a
-// flag test. Returns `p`, so that a caller ends in a jump here.
-[[gnu::noinline]] void* TallyAlloc(void* p, size_t size, void* caller) {
-  if (p == nullptr) return p;  // a failed allocation returns nothing
+// The tally of a new block, every case: a mapped block, another
+// allocator, the sites recorded (alloc_sites.h).
+[[gnu::noinline, gnu::cold]] void* TallyAllocAnyWay(void* p, size_t size,
+                                                    void* caller) {
   auto& t = alloc_tally;
   ++t.allocs;
   t.bytes += size;
   t.live += LiveBytesOfNew(p, size);
   if (t.live > t.peak) t.peak = t.live;
-  if (alloc_sites_wanted) [[unlikely]] {
+  if (alloc_sites_wanted) {
     pmubench::internal::RecordAllocSite(reinterpret_cast<uintptr_t>(caller),
                                         size, t.segment);
   }
   return p;
 }
 
-// Tallies the free of `p`, then frees it (a jump from free()).
+// Only inside a counted segment, out of line: the paths outside keep to a
+// flag test. Returns `p`, so that a caller ends in a jump here. A heap
+// chunk of glibc's, no sites recorded: no call, so nothing saved.
+[[gnu::noinline]] void* TallyAlloc(void* p, size_t size, void* caller) {
+  if (p == nullptr) return p;  // a failed allocation returns nothing
+  if (!glibc_chunks || alloc_sites_wanted) [[unlikely]]
+    return TallyAllocAnyWay(p, size, caller);
+  const size_t header = ChunkHeader(p);
+  if ((header & kIsMmapped) != 0) [[unlikely]]
+    return TallyAllocAnyWay(p, size, caller);
+  auto& t = alloc_tally;
+  ++t.allocs;
+  t.bytes += size;
+  const int64_t live = t.live + HeapUsable(header);
+  t.live = live;
+  if (live > t.peak) t.peak = live;
+  return p;
+}
+
+// Tallies the free of `p`, then frees it (a jump from free()). `p` came
+// from an allocator this file resolved: `next` is set.
 [[gnu::noinline]] void TallyFree(void* p) {
   auto& t = alloc_tally;
   ++t.frees;
+  if (glibc_chunks) [[likely]] {
+    const size_t header = ChunkHeader(p);
+    if ((header & kIsMmapped) == 0) [[likely]] {
+      t.live -= HeapUsable(header);
+      return next.free(p);
+    }
+  }
   t.live -= LiveBytesOfOld(p);
   Next().free(p);
 }
