@@ -153,7 +153,7 @@ def _read_once(path: str) -> tuple[str, benchjson.BenchFile]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise benchjson.BadInput(f"{path}: cannot read: {e}") from None
-    bench = benchjson.parse(benchjson.parse_json_text(text, path), path)
+    bench = benchjson.parse_text(text, path)
     return hashlib.sha256(data).hexdigest(), bench
 
 

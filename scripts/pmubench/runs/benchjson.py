@@ -558,6 +558,12 @@ def load(path: str) -> BenchFile:
             text = f.read()
     except (OSError, UnicodeDecodeError):
         return parse(read_json(path), path)     # says why
+    return parse_text(text, path)
+
+
+def parse_text(text: str, path: str) -> BenchFile:
+    """load's checks on a file's text already read (history ingest hashes
+    the same bytes): the common shape in one pass, any other through parse."""
     obj = parse_json_text(text, path, check_depth=False)
     bench = _parse_common(obj, path)
     if bench is not None:
