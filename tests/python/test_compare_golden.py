@@ -75,6 +75,12 @@ def test_json_rows_are_what_the_json_encoder_writes_for_odd_values():
                             baseline=cmp.Side(2, 1, "single run", [2], 1)),
         dataclasses.replace(base, p_value=0.0, contender=cmp.Side(
             7.25, 4, "repetitions", [7.0, 7.5, 7.25, 8.0], 2)),
+        # a finite change whose percentage overflows; changes that are not
+        # exactly float; flags that are not exactly bool
+        dataclasses.replace(base, change=1e307, higher_is_better=1),
+        dataclasses.replace(base, change=-1e307, changed_beyond=0),
+        dataclasses.replace(base, change=np.float64(0.125), higher_is_better=True),
+        dataclasses.replace(base, change=3, changed_beyond=True),
     ]
     encode = json.JSONEncoder(allow_nan=False).encode
     text = compare_json._RowText()

@@ -151,6 +151,13 @@ def _number(x: Any) -> str:
     return _encode(x)
 
 
+def _flag(x: Any) -> str:
+    """_number(x) for a row's bool (a bool is its own type: 1 is not True)."""
+    if type(x) is bool:
+        return "true" if x else "false"
+    return _number(x)
+
+
 class _RowText:
     """Each row as json's encoder writes _row(r), the same bytes, built
     from its parts: a suite of 180,000 runs a file has hundreds of
@@ -191,7 +198,8 @@ class _RowText:
             center = texts[s.values.index(s.center)] if s.center else _number(s.center)
         except ValueError:
             center = _number(s.center)
-        return (f'{{"center": {center}, "n": {_number(s.n)}, '
+        n = int.__repr__(s.n) if type(s.n) is int else _number(s.n)
+        return (f'{{"center": {center}, "n": {n}, '
                 f'"source": {self.string(s.source)}, "values": [{", ".join(texts)}]}}')
 
     def repeated(self, x: Any) -> str:
@@ -205,20 +213,27 @@ class _RowText:
         return done
 
     def row(self, r: cmp.Row) -> str:
-        finite = math.isfinite(r.change)
+        change = r.change
+        finite = math.isfinite(change)
+        if finite and type(change) is float:   # the common case without _number's calls
+            pct = change * 100.0
+            change_text = _float_text(change)
+            pct_text = _float_text(pct) if pct - pct == 0.0 else "null"
+        else:
+            change_text = _number(_finite(change))
+            pct_text = _number(_finite(change * 100.0))
         ci = ("null" if r.interval is None else
               f'{{"low": {_number(r.interval.low)}, "high": {_number(r.interval.high)}, '
               f'"level": {self.repeated(r.interval.level)}}}')
         return (
             f'{{"benchmark": {self.string(r.benchmark)}, "metric": {self.string(r.metric)}, '
-            f'"unit": {self.string(r.unit)}, "higher_is_better": {_number(r.higher_is_better)}, '
+            f'"unit": {self.string(r.unit)}, "higher_is_better": {_flag(r.higher_is_better)}, '
             f'"baseline": {self.side(r.baseline)}, "contender": {self.side(r.contender)}, '
-            f'"change": {_number(_finite(r.change))}, '
-            f'"change_pct": {_number(_finite(r.change * 100.0))}, '
-            f'"change_infinite": {"null" if finite else _encode("+" if r.change > 0 else "-")}, '
+            f'"change": {change_text}, "change_pct": {pct_text}, '
+            f'"change_infinite": {"null" if finite else _encode("+" if change > 0 else "-")}, '
             f'"p_value": {self.repeated(r.p_value)}, "ci": {ci}, "mode": {self.string(r.mode)}, '
             f'{self.threshold(r.threshold)}, '
-            f'"changed_beyond_threshold": {_number(r.changed_beyond)}, '
+            f'"changed_beyond_threshold": {_flag(r.changed_beyond)}, '
             f'"verdict": {self.string(r.verdict)}, '
             f'"work_changed": {_encode(r.work.to_json()) if r.work else "null"}}}')
 
