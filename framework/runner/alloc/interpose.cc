@@ -167,13 +167,18 @@ inline int64_t HeapUsableOfRequest(size_t size) {
 // pmubench pins under callgrind, so the mapped size would make the peak
 // depend on what ran before and differ between the two modes. The block's
 // count is remembered for its free.
+// Whether the table had room for `p` and its count.
+bool AddMapped(const void* p, int64_t live_bytes) {
+  auto& t = alloc_tally;
+  if (t.mapped_count == t.kMappedBlocks) return false;
+  t.mapped[t.mapped_count++] = {p, live_bytes};
+  return true;
+}
+
 [[gnu::noinline, gnu::cold]] int64_t RememberMapped(const void* p, size_t size,
                                                     size_t header) {
-  auto& t = alloc_tally;
-  if (t.mapped_count == t.kMappedBlocks) return MappedUsable(header);
   const int64_t live_bytes = HeapUsableOfRequest(size);
-  t.mapped[t.mapped_count++] = {p, live_bytes};
-  return live_bytes;
+  return AddMapped(p, live_bytes) ? live_bytes : MappedUsable(header);
 }
 
 // The count a mapped block was remembered with, forgotten; its mapped size
@@ -194,10 +199,8 @@ inline int64_t HeapUsableOfRequest(size_t size) {
 // that failed), remembered again with its count.
 [[gnu::noinline, gnu::cold]] void KeepMapped(const void* p,
                                              int64_t live_bytes) {
-  auto& t = alloc_tally;
-  if (!glibc_chunks || (ChunkHeader(p) & kIsMmapped) == 0) return;
-  if (t.mapped_count < t.kMappedBlocks) {
-    t.mapped[t.mapped_count++] = {p, live_bytes};
+  if (glibc_chunks && (ChunkHeader(p) & kIsMmapped) != 0) {
+    AddMapped(p, live_bytes);
   }
 }
 
