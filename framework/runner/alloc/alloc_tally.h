@@ -43,9 +43,17 @@ struct MappedBlock {
 
 struct AllocTally {
   bool on = false;
+  // While on, whether the allocator entry points tally glibc's heap chunks
+  // inline, with no call (interpose.cc; natively and under callgrind), or
+  // everything through one out-of-line function (another allocator,
+  // allocation sites recorded). Two flags, not one value: each test is one
+  // compare with memory.
+  bool heap_chunks_inline = false;
   uint64_t allocs = 0;  // calls that returned new heap memory
-  uint64_t bytes = 0;   // bytes those calls asked for
-  uint64_t frees = 0;   // calls that gave heap memory back
+  // Not next to `allocs`: GCC would pair the two adds in one SSE add, four
+  // instructions more on each counted allocation.
+  uint64_t frees = 0;  // calls that gave heap memory back
+  uint64_t bytes = 0;  // bytes those calls asked for
   // Usable bytes (malloc_usable_size(3)) allocated minus freed while on,
   // the largest value since `base` was taken, and `live` at that time. A
   // block glibc maps on its own counts as the same request in the heap
@@ -76,11 +84,15 @@ extern thread_local constinit AllocTally alloc_tally
 extern constinit bool alloc_sites_wanted;
 // alloc_sites.h: the thread's site table zeroed when this batch records.
 void AllocSitesAtBatchStart();
+// interpose.cc: whether heap chunks can be tallied inline (glibc's
+// allocator found, no sites recorded).
+bool AllocHeapChunksInline() noexcept;
 
 inline void AllocBeginBatch() noexcept {
   if (!alloc_counting) return;
   alloc_tally = AllocTally{};
   alloc_tally.on = true;
+  alloc_tally.heap_chunks_inline = AllocHeapChunksInline();
   if (alloc_sites_wanted) [[unlikely]]
     AllocSitesAtBatchStart();
 }

@@ -19,8 +19,8 @@
 // memalign) itself, not through this file's malloc: each allocation is
 // tallied once, with the size the operator was asked for and the operator's
 // own caller as its site (alloc_sites.h), and a new takes one call fewer.
-// Each entry point passes its return address (__builtin_return_address(0),
-// a load the compiler keeps inside the counted branch).
+// The site is the entry point's return address (__builtin_return_address),
+// read only on the out-of-line path of the tally.
 //
 // Under AddressSanitizer, ASan owns malloc and operator new: nothing here
 // is defined, and alloc_probe.h says counting is unavailable.
@@ -250,20 +250,26 @@ inline const NextAllocator& Next() {
   return p;
 }
 
-// Only inside a counted segment, out of line: the paths outside keep to a
-// flag test. Returns `p`, so that a caller ends in a jump here. A heap
-// chunk of glibc's, no sites recorded: no call, so nothing saved.
-// Not vectorised: GCC pairs the two counters in an SSE add, four
-// instructions more than two adds to memory.
-[[gnu::noinline, gnu::optimize("no-tree-slp-vectorize")]] void* TallyAlloc(
-    void* p, size_t size, void* caller) {
+// An entry point's caller, its allocation's site. In a function always
+// inlined into an entry point, that entry point's caller too (GCC reads
+// the return address of the function it inlines into).
+#define PMUBENCH_CALLER __builtin_return_address(0)
+
+// The tally of what an allocator entry point returns. Outside a counted
+// segment one thread-local test; inside, a heap chunk of glibc's is
+// tallied inline (no call, so nothing saved or passed), the rest out of
+// line. Always inline, the caller read only on the out-of-line path: no
+// register holds it across the allocator's call.
+[[gnu::always_inline]] inline void* Counted(void* p, size_t size) {
+  auto& t = alloc_tally;
+  if (!t.on) [[likely]]
+    return p;
   if (p == nullptr) return p;  // a failed allocation returns nothing
-  if (!glibc_chunks || alloc_sites_wanted) [[unlikely]]
-    return TallyAllocAnyWay(p, size, caller);
+  if (!t.heap_chunks_inline) [[unlikely]]
+    return TallyAllocAnyWay(p, size, PMUBENCH_CALLER);
   const size_t header = ChunkHeader(p);
   if ((header & kIsMmapped) != 0) [[unlikely]]
-    return TallyAllocAnyWay(p, size, caller);
-  auto& t = alloc_tally;
+    return TallyAllocAnyWay(p, size, PMUBENCH_CALLER);
   ++t.allocs;
   t.bytes += size;
   const int64_t live = t.live + HeapUsable(header);
@@ -279,12 +285,16 @@ inline const NextAllocator& Next() {
   Next().free(p);
 }
 
-// Tallies the free of `p`, then frees it (a jump from free()). `p` came
-// from an allocator this file resolved: `next` is set.
-[[gnu::noinline]] void TallyFree(void* p) {
+// free(3), counting: inline in free and in every operator delete (no
+// call between them). While counting, `p` came from an allocator this
+// file resolved: `next` is set.
+[[gnu::always_inline]] inline void FreeCounted(void* p) {
+  if (p == nullptr || InBootstrap(p)) return;
   auto& t = alloc_tally;
+  if (!t.on) [[likely]]
+    return Next().free(p);
   ++t.frees;
-  if (glibc_chunks) [[likely]] {
+  if (t.heap_chunks_inline) [[likely]] {
     const size_t header = ChunkHeader(p);
     if ((header & kIsMmapped) == 0) [[likely]] {
       t.live -= HeapUsable(header);
@@ -292,12 +302,6 @@ inline const NextAllocator& Next() {
     }
   }
   TallyFreeAnyWay(p);
-}
-
-inline void* Counted(void* p, size_t size, void* caller) {
-  if (alloc_tally.on) [[unlikely]]
-    return TallyAlloc(p, size, caller);
-  return p;
 }
 
 // The rest of operator new's loop (C++20 [new.delete.single]) after the
@@ -315,48 +319,48 @@ inline void* Counted(void* p, size_t size, void* caller) {
     }
     handler();
     void* p = align == 0 ? next.malloc(n) : next.memalign(align, n);
-    if (p != nullptr) return Counted(p, n, caller);
+    if (p == nullptr) continue;
+    return alloc_tally.on ? TallyAllocAnyWay(p, n, caller) : p;
   }
 }
 
 // operator new's first try, inline: one call to the next allocator, and
 // the tally when counting.
-inline void* PlainNew(size_t size, bool nothrow, void* caller) {
+[[gnu::always_inline]] inline void* PlainNew(size_t size, bool nothrow) {
   const size_t n = size == 0 ? 1 : size;
   void* p = Next().malloc(n);
   if (p == nullptr) [[unlikely]]
-    return NewFailed(n, 0, nothrow, caller);
-  return Counted(p, n, caller);
+    return NewFailed(n, 0, nothrow, PMUBENCH_CALLER);
+  return Counted(p, n);
 }
 
-inline void* AlignedNew(size_t size, std::align_val_t align, bool nothrow,
-                        void* caller) {
+[[gnu::always_inline]] inline void* AlignedNew(size_t size,
+                                               std::align_val_t align,
+                                               bool nothrow) {
   const size_t n = size == 0 ? 1 : size;
   const auto a = static_cast<size_t>(align);
   void* p = Next().memalign(a, n);
   if (p == nullptr) [[unlikely]]
-    return NewFailed(n, a, nothrow, caller);
-  return Counted(p, n, caller);
+    return NewFailed(n, a, nothrow, PMUBENCH_CALLER);
+  return Counted(p, n);
 }
-
-#define PMUBENCH_CALLER __builtin_return_address(0)
 
 }  // namespace
 
 extern "C" {
 
+// One test before the next allocator's call: `next` is unset only before
+// the first allocation and while dlsym resolves it (the bootstrap block
+// serves those requests).
 void* malloc(size_t size) noexcept {
-  if (resolving) [[unlikely]]
-    return BootstrapAlloc(size);
-  return Counted(Next().malloc(size), size, PMUBENCH_CALLER);
+  if (next.malloc == nullptr) [[unlikely]] {
+    if (resolving) return BootstrapAlloc(size);
+    ResolveNext();
+  }
+  return Counted(next.malloc(size), size);
 }
 
-void free(void* p) noexcept {
-  if (p == nullptr || InBootstrap(p)) return;
-  if (alloc_tally.on) [[unlikely]]
-    return TallyFree(p);
-  Next().free(p);
-}
+void free(void* p) noexcept { FreeCounted(p); }
 
 void* calloc(size_t count, size_t size) noexcept {
   if (resolving) [[unlikely]] {
@@ -365,7 +369,7 @@ void* calloc(size_t count, size_t size) noexcept {
     if (__builtin_mul_overflow(count, size, &bytes)) return nullptr;
     return BootstrapAlloc(bytes);
   }
-  return Counted(Next().calloc(count, size), count * size, PMUBENCH_CALLER);
+  return Counted(Next().calloc(count, size), count * size);
 }
 
 // realloc(3): from null it allocates; to size 0 it frees; a block that
@@ -375,7 +379,7 @@ void* realloc(void* p, size_t size) noexcept {
   if (p == nullptr) {
     if (resolving) [[unlikely]]
       return BootstrapAlloc(size);
-    return Counted(Next().malloc(size), size, PMUBENCH_CALLER);
+    return Counted(Next().malloc(size), size);
   }
   if (InBootstrap(p)) {
     void* moved = malloc(size);
@@ -402,7 +406,7 @@ void* realloc(void* p, size_t size) noexcept {
   if (q != p) {
     ++t.frees;
     t.live -= before;
-    TallyAlloc(q, size, PMUBENCH_CALLER);
+    TallyAllocAnyWay(q, size, PMUBENCH_CALLER);
   } else {
     t.live += LiveBytesOfNew(q, size) - before;
     if (t.live > t.peak) t.peak = t.live;
@@ -420,74 +424,90 @@ void* reallocarray(void* p, size_t count, size_t size) noexcept {
 }
 
 void* memalign(size_t align, size_t size) noexcept {
-  return Counted(Next().memalign(align, size), size, PMUBENCH_CALLER);
+  return Counted(Next().memalign(align, size), size);
 }
 
 void* aligned_alloc(size_t align, size_t size) noexcept {
-  return Counted(Next().aligned_alloc(align, size), size, PMUBENCH_CALLER);
+  return Counted(Next().aligned_alloc(align, size), size);
 }
 
 int posix_memalign(void** out, size_t align, size_t size) noexcept {
   const int error = Next().posix_memalign(out, align, size);
-  if (error == 0) Counted(*out, size, PMUBENCH_CALLER);
+  if (error == 0) Counted(*out, size);
   return error;
 }
 
 void* valloc(size_t size) noexcept {
-  return Counted(Next().valloc(size), size, PMUBENCH_CALLER);
+  return Counted(Next().valloc(size), size);
 }
 
 void* pvalloc(size_t size) noexcept {
-  return Counted(Next().pvalloc(size), size, PMUBENCH_CALLER);
+  return Counted(Next().pvalloc(size), size);
 }
 
 }  // extern "C"
 
 // Every replaceable form of C++20 [new.delete]: plain, array, nothrow,
 // aligned, sized. The array forms are the plain ones.
-void* operator new(size_t size) {
-  return PlainNew(size, false, PMUBENCH_CALLER);
-}
-void* operator new[](size_t size) {
-  return PlainNew(size, false, PMUBENCH_CALLER);
-}
+void* operator new(size_t size) { return PlainNew(size, false); }
+void* operator new[](size_t size) { return PlainNew(size, false); }
 void* operator new(size_t size, const std::nothrow_t&) noexcept {
-  return PlainNew(size, true, PMUBENCH_CALLER);
+  return PlainNew(size, true);
 }
 void* operator new[](size_t size, const std::nothrow_t&) noexcept {
-  return PlainNew(size, true, PMUBENCH_CALLER);
+  return PlainNew(size, true);
 }
 void* operator new(size_t size, std::align_val_t align) {
-  return AlignedNew(size, align, false, PMUBENCH_CALLER);
+  return AlignedNew(size, align, false);
 }
 void* operator new[](size_t size, std::align_val_t align) {
-  return AlignedNew(size, align, false, PMUBENCH_CALLER);
+  return AlignedNew(size, align, false);
 }
 void* operator new(size_t size, std::align_val_t align,
                    const std::nothrow_t&) noexcept {
-  return AlignedNew(size, align, true, PMUBENCH_CALLER);
+  return AlignedNew(size, align, true);
 }
 void* operator new[](size_t size, std::align_val_t align,
                      const std::nothrow_t&) noexcept {
-  return AlignedNew(size, align, true, PMUBENCH_CALLER);
+  return AlignedNew(size, align, true);
 }
 
-void operator delete(void* p) noexcept { free(p); }
-void operator delete[](void* p) noexcept { free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { free(p); }
-void operator delete(void* p, size_t) noexcept { free(p); }
-void operator delete[](void* p, size_t) noexcept { free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { free(p); }
+void operator delete(void* p) noexcept { FreeCounted(p); }
+void operator delete[](void* p) noexcept { FreeCounted(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  FreeCounted(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  FreeCounted(p);
+}
+void operator delete(void* p, size_t) noexcept { FreeCounted(p); }
+void operator delete[](void* p, size_t) noexcept { FreeCounted(p); }
+void operator delete(void* p, std::align_val_t) noexcept { FreeCounted(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { FreeCounted(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept {
+  FreeCounted(p);
+}
+void operator delete[](void* p, size_t, std::align_val_t) noexcept {
+  FreeCounted(p);
+}
 void operator delete(void* p, std::align_val_t,
                      const std::nothrow_t&) noexcept {
   free(p);
 }
 void operator delete[](void* p, std::align_val_t,
                        const std::nothrow_t&) noexcept {
-  free(p);
+  FreeCounted(p);
 }
 #endif  // !__SANITIZE_ADDRESS__
+
+namespace pmubench::internal {
+
+bool AllocHeapChunksInline() noexcept {
+#if defined(__SANITIZE_ADDRESS__)
+  return false;  // never counting: alloc_probe.h
+#else
+  return glibc_chunks && !alloc_sites_wanted;
+#endif
+}
+
+}  // namespace pmubench::internal
