@@ -70,8 +70,9 @@
 # hardware PMU, when the base binary knows --pmubench_simulate (its --help
 # says so) and valgrind is installed, this is the default, said on stderr;
 # --no-simulate times the runs instead. Without valgrind the script says
-# what to install and times the runs. With --no-attribute the head run's
-# workers take its cases largest first by the base run's costs
+# what to install and times the runs. The head run's workers (with the
+# attribution too: its profiles travel with the rows) take its cases
+# largest first by the base run's costs
 # (--pmubench_jobs with --pmubench_shard_costs=the base run's JSON,
 # docs/jobs.md), when the head binary knows the flag and no --shard is given.
 #
@@ -489,14 +490,19 @@ set_run_flags() {
 # Under --simulate the head's workers (--pmubench_jobs) take the cases
 # largest first by the base run's costs (--pmubench_shard_costs; a case the
 # base did not run is placed by count). Not with --shard (each side must
-# cut the suite the same way) or a profile (the run is then serial).
+# cut the suite the same way). A simulated profile (the attribution) travels
+# with its worker's rows; a head binary from before refused workers with a
+# profile (its --help does not say "a sampled --pmubench_profile"), so it
+# runs serially.
 head_cost_flags=()
 set_head_cost_flags() {
   head_cost_flags=()
   [[ $simulate == instructions || $simulate == cache ]] || return 0
   [[ -z $shard ]] || return 0
-  [[ " ${run_flags[*]} " != *" --pmubench_profile="* ]] || return 0
   knows_flag head --pmubench_shard_costs || return 0
+  if [[ " ${run_flags[*]} " == *" --pmubench_profile="* ]]; then
+    knows_flag head "with a sampled --pmubench_profile" || return 0
+  fi
   [[ -s $out/.base.1.json ]] || return 0
   head_cost_flags=("--pmubench_jobs=$(nproc)" "--pmubench_shard_costs=$out/.base.1.json")
 }

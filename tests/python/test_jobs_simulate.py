@@ -4,7 +4,8 @@ callgrind): a part of the default suite (the binary //benches:all) run in
 and the same console but for times; a worker whose valgrind is killed mid-run
 (tests/runner/jobs_cases.cc, BM_JobsKillsItself with PMUBENCH_JOBS_TEST_KILL
 set) fails the case it ran by name, another worker runs the rest, exit 1; a
-family with a complexity fit is fitted once, as serially;
+family with a complexity fit is fitted once, as serially; with
+--pmubench_profile=instructions the workers' profiles are the serial run's;
 --pmubench_jobs=0 exits 2 before valgrind starts. CTest's jobs_simulate
 runs this file with the binaries' paths in PMUBENCH_BENCHES_ALL and
 PMUBENCH_JOBS_CASES; without them (a Python-only run) it is skipped.
@@ -77,6 +78,37 @@ def test_two_workers_count_what_one_process_counts_row_for_row(tmp_path):
     assert _table_but_times(two.stdout) == _table_but_times(one.stdout)
     keys = ("pmubench_backend", "pmubench_valgrind", "pmubench_events")
     assert [doc_two["context"][k] for k in keys] == [doc_one["context"][k] for k in keys]
+
+
+def _profile_lines(console):
+    """The profile tables of a console, as printed under each case's rows."""
+    return [line for line in console.splitlines() if line.startswith("  ")]
+
+
+@_needs_suite
+def test_two_workers_profile_what_one_process_profiles(tmp_path):
+    """Under callgrind a case's profile is of its measured batch, so the
+    worker that ran it renders it: every pmubench_profile* field (functions,
+    lines, per-iteration lines, allocation sites) and the table under each
+    case as a serial run gives them."""
+    part = "--benchmark_filter=BM_(StdMap|BtreeMap)Lookup/(16|256)$|BM_Split|BM_IntAdd"
+    runs = {}
+    for jobs in (1, 2):
+        proc, doc = _run(tmp_path, _SUITE, f"{jobs}.json", part,
+                         "--pmubench_profile=instructions", f"--pmubench_jobs={jobs}")
+        assert proc.returncode == 0, proc.stderr
+        runs[jobs] = (proc.stdout, doc["benchmarks"])
+    (console_one, rows_one), (console_two, rows_two) = runs[1], runs[2]
+    assert [r["name"] for r in rows_two] == [r["name"] for r in rows_one]
+    for a, b in zip(rows_one, rows_two):
+        fields = {k: v for k, v in a.items() if k.startswith("pmubench_profile")}
+        assert "pmubench_profile_per_iteration" in fields, a["name"]
+        assert {k: v for k, v in b.items() if k.startswith("pmubench_profile")} == fields
+    assert any(r.get("pmubench_profile_alloc_sites_per_iteration") for r in rows_two)
+    lines = _profile_lines(console_two)
+    assert sum("profile callgrind/instructions/" in line for line in lines) == len(rows_one)
+    assert lines == _profile_lines(console_one)
+    assert not list(tmp_path.glob("callgrind.out*"))
 
 
 @_needs_suite

@@ -115,6 +115,19 @@ TEST_F(JobsTest, NativeWorkersSayWhatTheyPerturb) {
   EXPECT_THAT(one.err, Not(HasSubstr("side by side")));
 }
 
+// A sampled profile re-runs each case in the process that reports it: no
+// workers (under --pmubench_simulate the profile travels with its worker's
+// rows: tests/python/test_jobs_simulate.py).
+TEST_F(JobsTest, ASampledProfileWithWorkersExitsTwoBeforeAnyCaseRuns) {
+  const Result run =
+      Run("--pmubench_jobs=2 --pmubench_profile=task-clock", "out.json");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("--pmubench_jobs=2 with a sampled "
+                                 "--pmubench_profile"));
+  EXPECT_EQ(access((dir_ + "/out.json").c_str(), F_OK), -1);
+  EXPECT_THAT(run.out, Not(HasSubstr("BM_Jobs")));
+}
+
 TEST_F(JobsTest, AKilledWorkerFailsItsCaseByNameAndTheOtherRowsStay) {
   const Result run =
       Run("--pmubench_jobs=2", "out.json", "PMUBENCH_JOBS_TEST_KILL=1");

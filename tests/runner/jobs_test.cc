@@ -166,5 +166,24 @@ TEST(RunRecordTest, ARecordCutShortIsDroppedAndTheOnesBeforeItKept) {
   EXPECT_THAT(DecodeRuns("not a record"), IsEmpty());
 }
 
+TEST(RunRecordTest, AWorkersRenderedProfileComesBackWholeAndACutOneIsDropped) {
+  const ProfileRecord first{"BM_A/16", "  profile ...\n    100.00%  7  A()\n",
+                            ",\n      \"pmubench_profile\": [{\"x\": 1}]"};
+  const ProfileRecord second{"BM_B", "", ""};
+  const std::string text = EncodeProfile(first) + EncodeProfile(second);
+  const std::vector<ProfileRecord> back = DecodeProfiles(text);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].run_name, first.run_name);
+  EXPECT_EQ(back[0].console, first.console);
+  EXPECT_EQ(back[0].json, first.json);
+  EXPECT_EQ(back[1].run_name, "BM_B");
+  const std::string one = EncodeProfile(first);
+  for (size_t cut = 0; cut < one.size(); ++cut) {
+    EXPECT_EQ(DecodeProfiles(one + one.substr(0, cut)).size(), 1u)
+        << "cut at " << cut;
+  }
+  EXPECT_THAT(DecodeProfiles(EncodeRuns({SampleRun()})), IsEmpty());
+}
+
 }  // namespace
 }  // namespace pmubench::internal

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "framework/runner/profile/worker_profiles.h"
 
 namespace pmubench {
 namespace {
@@ -179,18 +180,27 @@ void ProfileJsonReporter::ReportRuns(const std::vector<Run>& report) {
     inner_->ReportRuns({run});
     std::string text = std::move(buffer_).str();
     buffer_.str("");
-    const ProfileStore::Entry* entry =
-        run.run_type == Run::RT_Iteration && !run.error_occurred
-            ? profiles_->Find(run.run_name.str())
-            : nullptr;
+    const std::string fields = FieldsOf(run);
     const size_t close = text.rfind('}');
     const size_t end_of_fields = text.find_last_not_of(" \n", close - 1);
-    if (entry != nullptr && close != std::string::npos &&
+    if (!fields.empty() && close != std::string::npos &&
         end_of_fields != std::string::npos) {
-      text.insert(end_of_fields + 1, ProfileJsonFields(*entry));
+      text.insert(end_of_fields + 1, fields);
     }
     GetOutputStream() << text;
   }
+}
+
+// The profile fields of `run`: its profile in the store, or the one a
+// worker rendered (worker_profiles.h); "" for none.
+std::string ProfileJsonReporter::FieldsOf(const Run& run) const {
+  if (run.run_type != Run::RT_Iteration || run.error_occurred) return "";
+  const std::string name = run.run_name.str();
+  if (const ProfileStore::Entry* entry = profiles_->Find(name)) {
+    return ProfileJsonFields(*entry);
+  }
+  const RenderedProfile* worker = FindWorkerProfile(name);
+  return worker == nullptr ? "" : worker->json;
 }
 
 void ProfileJsonReporter::Finalize() {

@@ -56,6 +56,7 @@ class ProfileJsonReporter : public benchmark::BenchmarkReporter {
 
  private:
   void Flush();
+  std::string FieldsOf(const Run& run) const;
 
   std::unique_ptr<benchmark::BenchmarkReporter> inner_;
   const ProfileStore* profiles_;

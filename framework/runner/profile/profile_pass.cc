@@ -20,6 +20,7 @@
 #include "framework/runner/alloc/alloc_sites.h"
 #include "framework/runner/alloc/alloc_tally.h"
 #include "framework/runner/plan/case_registry.h"
+#include "framework/runner/profile/worker_profiles.h"
 
 namespace pmubench {
 namespace {
@@ -159,13 +160,6 @@ std::optional<std::vector<NamedAllocSite>> ProfiledSites(int key,
   return NameAllocSites(counts);
 }
 
-const internal::Case* FindCase(const std::string& family) {
-  for (const internal::Case* c : internal::RegisteredCases()) {
-    if (c->request.name == family) return c;
-  }
-  return nullptr;
-}
-
 // The case's family set to one repetition of the measured iteration count,
 // Google Benchmark run again on that one instance with `session` armed and a
 // reader draining its rings into `builder`. Returns the batch's real time
@@ -278,6 +272,13 @@ ProfiledBatch::ProfiledBatch(int thread_index) {
   }
 }
 
+const Case* FindProfiledCase(const std::string& family) {
+  for (const Case* c : RegisteredCases()) {
+    if (c->request.name == family && c->family != nullptr) return c;
+  }
+  return nullptr;
+}
+
 ProfiledBatch::~ProfiledBatch() {
   if (sampler_ != nullptr) (void)sampler_->Disable();
   if (sites_) {
@@ -320,9 +321,14 @@ void ProfilingReporter::ProfileRun(const Run& run) {
       !done_.insert(name).second) {
     return;
   }
-  const internal::Case* pmu_case = FindCase(run.run_name.function_name);
   std::ostream& out = print_to_display_ ? inner_->GetOutputStream() : std::cerr;
-  if (pmu_case == nullptr || pmu_case->family == nullptr) return;
+  if (const RenderedProfile* worker = FindWorkerProfile(name)) {
+    out << worker->console;  // the case ran in a worker (jobs_run.h)
+    return;
+  }
+  const internal::Case* pmu_case =
+      internal::FindProfiledCase(run.run_name.function_name);
+  if (pmu_case == nullptr) return;
   if (config_.period == 0) return ProfileSimulatedRun(name, *pmu_case, out);
   perf::SamplerOptions options;
   options.period = config_.period;
@@ -369,19 +375,26 @@ void ProfilingReporter::ProfileRun(const Run& run) {
 void ProfilingReporter::ProfileSimulatedRun(const std::string& name,
                                             const internal::Case& pmu_case,
                                             std::ostream& out) {
-  std::optional<std::vector<internal::CallgrindDump::SelfCost>> costs =
-      internal::TakeSimulatedProfile(pmu_case.index);
-  if (!costs.has_value()) {
+  std::optional<ProfileStore::Entry> entry =
+      TakeSimulatedEntry(pmu_case, config_.top);
+  if (!entry.has_value()) {
     out << "  profile of " << name << ": callgrind recorded none\n";
     return;
   }
-  perf::Profile profile = SimulatedProfile(*costs, config_.top);
-  PrintProfile(out, config_, profile);
+  PrintProfile(out, config_, entry->profile);
+  profiles_->Add(name, *std::move(entry));
+}
+
+std::optional<ProfileStore::Entry> TakeSimulatedEntry(
+    const internal::Case& pmu_case, size_t top) {
+  std::optional<std::vector<internal::CallgrindDump::SelfCost>> costs =
+      internal::TakeSimulatedProfile(pmu_case.index);
+  if (!costs.has_value()) return std::nullopt;
   // No slowdown: the profile is of the measured batch itself.
-  profiles_->Add(name,
-                 {"callgrind/instructions/", std::move(profile), std::nullopt,
-                  internal::TakeSegmentProfile(pmu_case.index),
-                  ProfiledSites(pmu_case.index, 1)});
+  return ProfileStore::Entry{"callgrind/instructions/",
+                             SimulatedProfile(*costs, top), std::nullopt,
+                             internal::TakeSegmentProfile(pmu_case.index),
+                             ProfiledSites(pmu_case.index, 1)};
 }
 
 void PrintProfile(std::ostream& out, const ProfileConfig& config,

@@ -103,6 +103,10 @@ std::optional<std::vector<CallgrindDump::SelfCost>> TakeSimulatedProfile(
 void RecordSegmentProfile(int case_index, SegmentProfile profile);
 std::optional<SegmentProfile> TakeSegmentProfile(int case_index);
 
+// The registered case of family `family` that a profile can be taken of
+// (nullptr: none).
+const Case* FindProfiledCase(const std::string& family);
+
 // Around each batch of a case (case runner): during the profiling pass,
 // enables a sampler of the calling thread for the batch (thread 0's, which
 // the pass opened; each other thread of a ->Threads(N) case opens its own),
@@ -159,6 +163,12 @@ class ProfilingReporter : public benchmark::BenchmarkReporter {
 void PrintProfile(std::ostream& out, const ProfileConfig& config,
                   const perf::Profile& profile,
                   const std::optional<ProfileSlowdown>& slowdown = {});
+
+// Under callgrind: the profile the case runner recorded for `pmu_case`'s
+// last batch, with its per-iteration lines and allocation sites, taken
+// (nullopt: none recorded). `top`: the functions and lines kept.
+std::optional<ProfileStore::Entry> TakeSimulatedEntry(
+    const internal::Case& pmu_case, size_t top);
 
 // What [unknown] stands for, printed once per process under the first table
 // that shows it; "" when `profile`'s table does not.

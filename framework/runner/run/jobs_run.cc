@@ -29,6 +29,7 @@
 #include "framework/runner/plan/family_fit.h"
 #include "framework/runner/plan/job_split.h"
 #include "framework/runner/plan/shard.h"
+#include "framework/runner/profile/worker_profiles.h"
 #include "framework/runner/run/run_record.h"
 #include "framework/runner/run/worker_process.h"
 
@@ -45,24 +46,46 @@ namespace {
 using internal::ReportedRun;
 using Records = std::vector<std::vector<ReportedRun>>;
 
+void WriteRecord(int fd, const std::string& text) {
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) break;  // the parent then finds the case missing
+    done += static_cast<size_t>(n);
+  }
+}
+
 // A worker's display reporter: each ReportRuns call's runs appended to its
-// .runs file at once, so the cases it finished are kept if it dies.
+// .runs file at once, so the cases it finished are kept if it dies. With a
+// simulated profile, each case's profile rendered (worker_profiles.h) and
+// appended to its .profiles file first, so that the parent has it when it
+// reads the runs.
 class RecordWriter : public benchmark::BenchmarkReporter {
  public:
-  explicit RecordWriter(int fd) : fd_(fd) {}
-  ~RecordWriter() override { ::close(fd_); }
+  RecordWriter(int fd, int profiles_fd,
+               std::optional<SimulatedProfileRenderer> renderer)
+      : fd_(fd), profiles_fd_(profiles_fd), renderer_(std::move(renderer)) {}
+  ~RecordWriter() override {
+    ::close(fd_);
+    if (profiles_fd_ >= 0) ::close(profiles_fd_);
+  }
   bool ReportContext(const Context&) override { return true; }
   void ReportRuns(const std::vector<Run>& report) override {
-    const std::string text = internal::EncodeRuns(report);
-    for (size_t done = 0; done < text.size();) {
-      const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
-      if (n <= 0) break;  // the parent then finds the case missing
-      done += static_cast<size_t>(n);
+    for (const Run& run : report) {
+      if (!renderer_.has_value()) break;
+      if (std::optional<RenderedProfile> p = renderer_->Render(run)) {
+        WriteRecord(
+            profiles_fd_,
+            internal::EncodeProfile({run.run_name.str(), std::move(p->console),
+                                     std::move(p->json)}));
+      }
     }
+    WriteRecord(fd_, internal::EncodeRuns(report));
   }
 
  private:
   int fd_;
+  int profiles_fd_;
+  std::optional<SimulatedProfileRenderer> renderer_;
 };
 
 // Only reads the context Google Benchmark would give the reporters (the
@@ -227,6 +250,10 @@ class InOrderReport {
   // `unit` of worker `w` ended, done or not: its reported records are read,
   // a failed row made for each of its cases without one.
   void UnitEnded(const internal::Unit& unit, const Worker& w) {
+    for (internal::ProfileRecord& p :
+         internal::DecodeProfiles(ReadWhole(w.files + ".profiles"))) {
+      AddWorkerProfile(p.run_name, {std::move(p.console), std::move(p.json)});
+    }
     std::map<std::string, Records> by_case = FileRecords(w);
     for (const std::string& name : unit) {
       if (auto it = by_case.find(name); it != by_case.end()) {
@@ -501,19 +528,25 @@ JobsOutcome RunInWorkers(const JobsRequest& request,
 }
 
 absl::StatusOr<std::unique_ptr<benchmark::BenchmarkReporter>> PrepareWorker(
-    const std::string& files) {
-  const int fd =
-      ::open((files + ".runs").c_str(),
-             O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0 || !internal::WorkerPipesFromEnv().has_value()) {
+    const std::string& files, std::optional<ProfileConfig> profile) {
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC;
+  const int fd = ::open((files + ".runs").c_str(), kFlags, 0600);
+  const int profiles_fd =
+      profile.has_value() ? ::open((files + ".profiles").c_str(), kFlags, 0600)
+                          : -1;
+  if (fd < 0 || (profile.has_value() && profiles_fd < 0) ||
+      !internal::WorkerPipesFromEnv().has_value()) {
     if (fd >= 0) ::close(fd);
+    if (profiles_fd >= 0) ::close(profiles_fd);
     return absl::InvalidArgumentError(absl::StrCat(
         internal::kWorkerEnv, "=", files,
         ": not a --pmubench_jobs worker's files (the parent sets this "
         "variable and ",
         internal::kWorkerPipesEnv, "; unset them)"));
   }
-  return std::make_unique<RecordWriter>(fd);
+  std::optional<SimulatedProfileRenderer> renderer;
+  if (profile.has_value()) renderer.emplace(*std::move(profile));
+  return std::make_unique<RecordWriter>(fd, profiles_fd, std::move(renderer));
 }
 
 size_t RunWorkerUnits(benchmark::BenchmarkReporter* display) {

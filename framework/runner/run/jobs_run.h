@@ -24,7 +24,7 @@
 // other row is kept, and the parent's exit status is 1.
 //
 // Worker side:
-//   if (auto files = WorkerFiles()) display = *PrepareWorker(*files);
+//   if (auto files = WorkerFiles()) display = *PrepareWorker(*files, profile);
 //   RunWorkerUnits(display.get());
 // Parent side:
 //   JobsOutcome out = RunInWorkers(request, display, file_reporter, std::cerr);
@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "framework/runner/profile/profile_pass.h"
 
 namespace pmubench {
 
@@ -53,9 +54,10 @@ struct JobsRequest {
 };
 
 // In a worker: the display reporter, which appends each ReportRuns call's
-// runs to FILES.runs.
+// runs to FILES.runs; with `profile` (under callgrind), each case's profile
+// rendered to FILES.profiles (profile/worker_profiles.h).
 absl::StatusOr<std::unique_ptr<benchmark::BenchmarkReporter>> PrepareWorker(
-    const std::string& files);
+    const std::string& files, std::optional<ProfileConfig> profile);
 
 // In a worker: runs each unit its parent sends (--benchmark_filter narrowed
 // to its names) with `display`, and says when each is done. The number of

@@ -114,16 +114,17 @@ ABSL_FLAG(std::string, pmubench_allocations, "on",
           "on: count heap allocations per iteration (allocs_per_iter, "
           "alloc_bytes_per_iter, frees_per_iter, max_bytes_used); off: "
           "leave them out.");
-ABSL_FLAG(std::string, pmubench_jobs, "",
-          "N: run the cases in N worker processes, each taking the next "
-          "case when it is done (a family with a complexity fit whole), "
-          "their results reported in registration order as one run's. "
-          "Default: under --pmubench_simulate the CPUs this process may run "
-          "on (counts are the same whatever runs beside a case), 1 with "
-          "--pmubench_profile; natively 1 (times, cycles, cache and branch "
-          "misses are perturbed by cases running beside; instruction counts "
-          "stay exact). --pmubench_shard_costs=RUN.json hands out the "
-          "longest cases of that run first.");
+ABSL_FLAG(
+    std::string, pmubench_jobs, "",
+    "N: run the cases in N worker processes, each taking the next "
+    "case when it is done (a family with a complexity fit whole), "
+    "their results reported in registration order as one run's. "
+    "Default: under --pmubench_simulate the CPUs this process may run "
+    "on (counts are the same whatever runs beside a case); natively "
+    "and with a sampled --pmubench_profile 1 (times, cycles, cache and branch "
+    "misses are perturbed by cases running beside; instruction counts "
+    "stay exact). --pmubench_shard_costs=RUN.json hands out the "
+    "longest cases of that run first.");
 ABSL_FLAG(std::string, pmubench_simulate_ll, pmubench::internal::kDefaultLL,
           "With --pmubench_simulate=cache: the simulated last-level cache "
           "(valgrind's --LL).");
@@ -328,13 +329,10 @@ absl::Status CheckSimulatedProfileFlags() {
       "the kernel's sampling, which cannot run under callgrind"));
 }
 
-// With --pmubench_profile: the display reporter wrapped in the profiling
-// pass (nullptr without the flag). csv has no display reporter of ours: the
-// profile then goes to stderr through a console reporter for stdout's sake.
-absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> MaybeProfile(
-    const char* argv0, std::string_view format,
-    std::unique_ptr<benchmark::BenchmarkReporter>& display,
-    pmubench::ProfileStore* profiles) {
+// --pmubench_profile and its flags, checked: the profile's configuration,
+// or nullopt without the flag.
+absl::StatusOr<std::optional<pmubench::ProfileConfig>> ProfileFlags(
+    const char* argv0) {
   const std::string flag = absl::GetFlag(FLAGS_pmubench_profile);
   const std::string out = absl::GetFlag(FLAGS_pmubench_profile_out);
   const bool callchain = absl::GetFlag(FLAGS_pmubench_profile_callchain);
@@ -344,14 +342,13 @@ absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> MaybeProfile(
           "--pmubench_profile_out and --pmubench_profile_callchain need "
           "--pmubench_profile=EVENT[@PERIOD], e.g. cpu-clock@10000");
     }
-    return nullptr;
+    return std::nullopt;
   }
   if (!out.empty() && !callchain) {
     return absl::InvalidArgumentError(
         "--pmubench_profile_out writes folded call stacks: add "
         "--pmubench_profile_callchain");
   }
-  if (display == nullptr) return nullptr;  // csv: no profile
   absl::StatusOr<pmubench::perf::PmuRegistry> pmus =
       pmubench::perf::PmuRegistry::Load();
   if (!pmus.ok()) return pmus.status();
@@ -361,8 +358,19 @@ absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> MaybeProfile(
   config->callchain = callchain;
   if (pmubench::internal::Callgrind::Running()) config->period = 0;
   pmubench::perf::InitializeSymbolizer(argv0);
+  return *std::move(config);
+}
+
+// With a profile: the display reporter wrapped in the profiling pass
+// (nullptr without one). csv has no display reporter of ours: no profile.
+std::unique_ptr<pmubench::ProfilingReporter> MaybeProfile(
+    const std::optional<pmubench::ProfileConfig>& config,
+    std::string_view format,
+    std::unique_ptr<benchmark::BenchmarkReporter>& display,
+    pmubench::ProfileStore* profiles) {
+  if (!config.has_value() || display == nullptr) return nullptr;
   return std::make_unique<pmubench::ProfilingReporter>(
-      std::move(display), *std::move(config), format == "console", profiles);
+      std::move(display), *config, format == "console", profiles);
 }
 
 // --pmubench_profile_out, checked before the first case runs (its directory
@@ -471,11 +479,12 @@ struct Spread {
 // here (bad worker files, an empty shard).
 std::optional<int> SelectCases(
     std::string_view program, const Spread& spread,
+    const std::optional<pmubench::ProfileConfig>& profile,
     pmubench::OutputFile& output_file,
     std::unique_ptr<benchmark::BenchmarkReporter>& worker_display) {
   if (spread.worker_files.has_value()) {
     absl::StatusOr<std::unique_ptr<benchmark::BenchmarkReporter>> writer =
-        pmubench::PrepareWorker(*spread.worker_files);
+        pmubench::PrepareWorker(*spread.worker_files, profile);
     if (!writer.ok()) return BadInput(program, writer.status().message());
     worker_display = *std::move(writer);
     return std::nullopt;
@@ -531,9 +540,12 @@ int RunCases(std::string_view program, const char* argv0,
   if (absl::Status s = OpenFolded(folded); !s.ok()) {
     return BadInput(program, s.message());
   }
+  absl::StatusOr<std::optional<pmubench::ProfileConfig>> profile =
+      ProfileFlags(argv0);
+  if (!profile.ok()) return BadInput(program, profile.status().message());
   std::unique_ptr<benchmark::BenchmarkReporter> worker_display;
   if (std::optional<int> done =
-          SelectCases(program, spread, output_file, worker_display)) {
+          SelectCases(program, spread, *profile, output_file, worker_display)) {
     return *done;
   }
   pmubench::RunOptions options;
@@ -560,10 +572,10 @@ int RunCases(std::string_view program, const char* argv0,
   }
   std::unique_ptr<benchmark::BenchmarkReporter> display =
       DisplayReporter(format, console_options, *session, &profiles);
-  absl::StatusOr<std::unique_ptr<pmubench::ProfilingReporter>> profiling =
-      MaybeProfile(argv0, format, display, &profiles);
-  if (!profiling.ok()) return BadInput(program, profiling.status().message());
-  if (*profiling != nullptr) display = *std::move(profiling);
+  if (std::unique_ptr<pmubench::ProfilingReporter> profiling =
+          MaybeProfile(*profile, format, display, &profiles)) {
+    display = std::move(profiling);
+  }
   return RunAndWrite(program, spread.jobs, std::move(display), folded,
                      output_file);
 }
@@ -581,8 +593,8 @@ absl::Status CheckModeFlags(bool simulated) {
 }
 
 // --pmubench_jobs: checked, defaulted, and 1 where workers cannot run (in a
-// worker, when listing, with a profile). `simulate_flag`: the run was asked
-// for with --pmubench_simulate, so each worker starts its own valgrind; a
+// worker, when listing, with a sampled profile). `simulate_flag`: the run was
+// asked for with --pmubench_simulate, so each worker starts its own valgrind; a
 // binary started under callgrind by hand has no flag to pass its workers.
 absl::StatusOr<int> JobsFlag(bool simulate_flag, bool under_callgrind) {
   namespace pi = pmubench::internal;
@@ -591,11 +603,12 @@ absl::StatusOr<int> JobsFlag(bool simulate_flag, bool under_callgrind) {
       pi::ParseJobsFlag(text, simulate_flag, pi::CpusAllowed());
   if (!jobs.ok()) return jobs.status();
   std::string refused;
-  if (!absl::GetFlag(FLAGS_pmubench_profile).empty()) {
+  if (!absl::GetFlag(FLAGS_pmubench_profile).empty() && !simulate_flag) {
     refused =
-        " with --pmubench_profile: a case is profiled in the process that "
-        "runs it, and workers report rows only; give --pmubench_jobs=1 or "
-        "drop --pmubench_profile";
+        " with a sampled --pmubench_profile: the profiling pass runs each "
+        "case again in the process that reports it; give --pmubench_jobs=1, "
+        "or --pmubench_simulate, whose profile is of the measured batch and "
+        "travels with its worker's rows";
   } else if (under_callgrind && !simulate_flag) {
     refused =
         " under a valgrind started by hand: its workers would run "

@@ -194,4 +194,30 @@ std::vector<std::vector<ReportedRun>> DecodeRuns(std::string_view text) {
   return records;
 }
 
+std::string EncodeProfile(const ProfileRecord& profile) {
+  Writer w;
+  w.out() += 'P';
+  w.String(profile.run_name);
+  w.String(profile.console);
+  w.String(profile.json);
+  w.out() += "E\n";
+  return std::move(w.out());
+}
+
+std::vector<ProfileRecord> DecodeProfiles(std::string_view text) {
+  std::vector<ProfileRecord> records;
+  Reader r(text);
+  while (r.ok() && !r.AtEnd()) {
+    r.Mark('P');
+    ProfileRecord profile;
+    profile.run_name = r.String();
+    profile.console = r.String();
+    profile.json = r.String();
+    r.Mark('E');
+    r.Mark('\n');
+    if (r.ok()) records.push_back(std::move(profile));
+  }
+  return records;
+}
+
 }  // namespace pmubench::internal

@@ -33,6 +33,16 @@ std::string EncodeRuns(const std::vector<ReportedRun>& runs);
 // record (a record cut short, or text that is not a record) is ignored.
 std::vector<std::vector<ReportedRun>> DecodeRuns(std::string_view text);
 
+// A worker's rendered profile of one run (profile/worker_profiles.h), in a
+// record of its own, ended the same way.
+struct ProfileRecord {
+  std::string run_name;
+  std::string console;
+  std::string json;
+};
+std::string EncodeProfile(const ProfileRecord& profile);
+std::vector<ProfileRecord> DecodeProfiles(std::string_view text);
+
 }  // namespace pmubench::internal
 
 #endif  // PMUBENCH_FRAMEWORK_RUNNER_RUN_RUN_RECORD_H_
