@@ -161,13 +161,7 @@ inline int64_t HeapUsableOfRequest(size_t size) {
   return static_cast<int64_t>(chunk - sizeof(size_t));
 }
 
-// A block glibc mapped on its own counts as the same request in the heap:
-// whether glibc maps a block depends on its mmap threshold, which moves as
-// the program frees large blocks (mallopt(3), M_MMAP_THRESHOLD) and which
-// pmubench pins under callgrind, so the mapped size would make the peak
-// depend on what ran before and differ between the two modes. The block's
-// count is remembered for its free.
-// Whether the table had room for `p` and its count.
+// Remembers mapped block `p` and its count; false when the table is full.
 bool AddMapped(const void* p, int64_t live_bytes) {
   auto& t = alloc_tally;
   if (t.mapped_count == t.kMappedBlocks) return false;
@@ -175,6 +169,12 @@ bool AddMapped(const void* p, int64_t live_bytes) {
   return true;
 }
 
+// A block glibc mapped on its own counts as the same request in the heap:
+// whether glibc maps a block depends on its mmap threshold, which moves as
+// the program frees large blocks (mallopt(3), M_MMAP_THRESHOLD) and which
+// pmubench pins under callgrind, so the mapped size would make the peak
+// depend on what ran before and differ between the two modes. The block's
+// count is remembered for its free.
 [[gnu::noinline, gnu::cold]] int64_t RememberMapped(const void* p, size_t size,
                                                     size_t header) {
   const int64_t live_bytes = HeapUsableOfRequest(size);
@@ -492,7 +492,7 @@ void operator delete[](void* p, size_t, std::align_val_t) noexcept {
 }
 void operator delete(void* p, std::align_val_t,
                      const std::nothrow_t&) noexcept {
-  free(p);
+  FreeCounted(p);
 }
 void operator delete[](void* p, std::align_val_t,
                        const std::nothrow_t&) noexcept {

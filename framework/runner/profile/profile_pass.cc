@@ -260,6 +260,13 @@ std::optional<SegmentProfile> TakeSegmentProfile(int case_index) {
   return profile;
 }
 
+const Case* FindProfiledCase(const std::string& family) {
+  for (const Case* c : RegisteredCases()) {
+    if (c->request.name == family && c->family != nullptr) return c;
+  }
+  return nullptr;
+}
+
 ProfiledBatch::ProfiledBatch(int thread_index) {
   ProfileSession* session = g_armed.load(std::memory_order_acquire);
   if (session == nullptr) return;
@@ -270,13 +277,6 @@ ProfiledBatch::ProfiledBatch(int thread_index) {
     AllocSitesBegin();
     sites_ = true;
   }
-}
-
-const Case* FindProfiledCase(const std::string& family) {
-  for (const Case* c : RegisteredCases()) {
-    if (c->request.name == family && c->family != nullptr) return c;
-  }
-  return nullptr;
 }
 
 ProfiledBatch::~ProfiledBatch() {
@@ -375,26 +375,28 @@ void ProfilingReporter::ProfileRun(const Run& run) {
 void ProfilingReporter::ProfileSimulatedRun(const std::string& name,
                                             const internal::Case& pmu_case,
                                             std::ostream& out) {
-  std::optional<ProfileStore::Entry> entry =
-      TakeSimulatedEntry(pmu_case, config_.top);
-  if (!entry.has_value()) {
-    out << "  profile of " << name << ": callgrind recorded none\n";
-    return;
+  if (std::optional<ProfileStore::Entry> entry =
+          PrintSimulatedProfile(out, name, pmu_case, config_)) {
+    profiles_->Add(name, *std::move(entry));
   }
-  PrintProfile(out, config_, entry->profile);
-  profiles_->Add(name, *std::move(entry));
 }
 
-std::optional<ProfileStore::Entry> TakeSimulatedEntry(
-    const internal::Case& pmu_case, size_t top) {
+std::optional<ProfileStore::Entry> PrintSimulatedProfile(
+    std::ostream& out, const std::string& name, const internal::Case& pmu_case,
+    const ProfileConfig& config) {
   std::optional<std::vector<internal::CallgrindDump::SelfCost>> costs =
       internal::TakeSimulatedProfile(pmu_case.index);
-  if (!costs.has_value()) return std::nullopt;
+  if (!costs.has_value()) {
+    out << "  profile of " << name << ": callgrind recorded none\n";
+    return std::nullopt;
+  }
   // No slowdown: the profile is of the measured batch itself.
-  return ProfileStore::Entry{"callgrind/instructions/",
-                             SimulatedProfile(*costs, top), std::nullopt,
-                             internal::TakeSegmentProfile(pmu_case.index),
-                             ProfiledSites(pmu_case.index, 1)};
+  ProfileStore::Entry entry{"callgrind/instructions/",
+                            SimulatedProfile(*costs, config.top), std::nullopt,
+                            internal::TakeSegmentProfile(pmu_case.index),
+                            ProfiledSites(pmu_case.index, 1)};
+  PrintProfile(out, config, entry.profile);
+  return entry;
 }
 
 void PrintProfile(std::ostream& out, const ProfileConfig& config,

@@ -165,10 +165,12 @@ void PrintProfile(std::ostream& out, const ProfileConfig& config,
                   const std::optional<ProfileSlowdown>& slowdown = {});
 
 // Under callgrind: the profile the case runner recorded for `pmu_case`'s
-// last batch, with its per-iteration lines and allocation sites, taken
-// (nullopt: none recorded). `top`: the functions and lines kept.
-std::optional<ProfileStore::Entry> TakeSimulatedEntry(
-    const internal::Case& pmu_case, size_t top);
+// last batch, taken and printed to `out` as the table under run `name`'s
+// rows; its entry (with its per-iteration lines and allocation sites), or
+// nullopt when none was recorded (`out` then says so).
+std::optional<ProfileStore::Entry> PrintSimulatedProfile(
+    std::ostream& out, const std::string& name, const internal::Case& pmu_case,
+    const ProfileConfig& config);
 
 // What [unknown] stands for, printed once per process under the first table
 // that shows it; "" when `profile`'s table does not.

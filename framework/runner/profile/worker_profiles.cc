@@ -33,18 +33,11 @@ std::optional<RenderedProfile> SimulatedProfileRenderer::Render(
   const internal::Case* pmu_case =
       internal::FindProfiledCase(run.run_name.function_name);
   if (pmu_case == nullptr) return std::nullopt;
-  std::optional<ProfileStore::Entry> entry =
-      TakeSimulatedEntry(*pmu_case, config_.top);
-  RenderedProfile rendered;
-  if (!entry.has_value()) {
-    rendered.console = "  profile of " + name + ": callgrind recorded none\n";
-    return rendered;
-  }
   std::ostringstream console;
-  PrintProfile(console, config_, entry->profile);
-  rendered.console = std::move(console).str();
-  rendered.json = ProfileJsonFields(*entry);
-  return rendered;
+  const std::optional<ProfileStore::Entry> entry =
+      PrintSimulatedProfile(console, name, *pmu_case, config_);
+  return RenderedProfile{std::move(console).str(),
+                         entry.has_value() ? ProfileJsonFields(*entry) : ""};
 }
 
 void AddWorkerProfile(const std::string& run_name, RenderedProfile profile) {

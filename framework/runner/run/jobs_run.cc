@@ -70,8 +70,14 @@ class RecordWriter : public benchmark::BenchmarkReporter {
   }
   bool ReportContext(const Context&) override { return true; }
   void ReportRuns(const std::vector<Run>& report) override {
+    WriteProfiles(report);
+    WriteRecord(fd_, internal::EncodeRuns(report));
+  }
+
+ private:
+  void WriteProfiles(const std::vector<Run>& report) {
+    if (!renderer_.has_value()) return;
     for (const Run& run : report) {
-      if (!renderer_.has_value()) break;
       if (std::optional<RenderedProfile> p = renderer_->Render(run)) {
         WriteRecord(
             profiles_fd_,
@@ -79,10 +85,8 @@ class RecordWriter : public benchmark::BenchmarkReporter {
                                      std::move(p->json)}));
       }
     }
-    WriteRecord(fd_, internal::EncodeRuns(report));
   }
 
- private:
   int fd_;
   int profiles_fd_;
   std::optional<SimulatedProfileRenderer> renderer_;

@@ -120,11 +120,12 @@ ABSL_FLAG(
     "case when it is done (a family with a complexity fit whole), "
     "their results reported in registration order as one run's. "
     "Default: under --pmubench_simulate the CPUs this process may run "
-    "on (counts are the same whatever runs beside a case); natively "
-    "and with a sampled --pmubench_profile 1 (times, cycles, cache and branch "
-    "misses are perturbed by cases running beside; instruction counts "
-    "stay exact). --pmubench_shard_costs=RUN.json hands out the "
-    "longest cases of that run first.");
+    "on (counts are the same whatever runs beside a case); natively 1 "
+    "(times, cycles, cache and branch misses are perturbed by cases running "
+    "beside; instruction counts stay exact), and 1 with a sampled "
+    "--pmubench_profile, which re-runs each case where it is reported. "
+    "--pmubench_shard_costs=RUN.json hands out the longest cases of that run "
+    "first.");
 ABSL_FLAG(std::string, pmubench_simulate_ll, pmubench::internal::kDefaultLL,
           "With --pmubench_simulate=cache: the simulated last-level cache "
           "(valgrind's --LL).");
