@@ -100,6 +100,41 @@ void BM_AllocRealloc(pmubench::State& state) {
 }
 PMU_BENCHMARK(BM_AllocRealloc);
 
+// A block of 2,024 bytes (a chunk of 2,032) shrunk in place to 2,000 bytes
+// (whose exact chunk is 2,016): glibc keeps the whole chunk, as what it
+// would give back is smaller than a chunk (malloc.c: _int_realloc). Then
+// one of 24 bytes while it lives: 2 allocations of 2,048 bytes, 2 frees,
+// and a peak of the requests' fits, 2,008 + 24 bytes, not the chunk's.
+void BM_AllocShrunkInPlace(pmubench::State& state) {
+  for (auto _ : state) {
+    void* p = std::malloc(2024);
+    Escape(p);
+    p = std::realloc(p, 2000);
+    Escape(p);
+    void* q = std::malloc(24);
+    Escape(q);
+    std::free(q);
+    std::free(p);
+  }
+}
+PMU_BENCHMARK(BM_AllocShrunkInPlace);
+
+// 100 such blocks live at once, freed in another order than made (every
+// 37th): each is remembered for its free, and the peak is 99 fits of
+// 2,000 bytes and the last block before its shrink.
+void BM_AllocManyShrunk(pmubench::State& state) {
+  constexpr int kBlocks = 100;
+  void* blocks[kBlocks];
+  for (auto _ : state) {
+    for (void*& p : blocks) {
+      p = std::realloc(std::malloc(2024), 2000);
+      Escape(p);
+    }
+    for (int i = 0; i < kBlocks; ++i) std::free(blocks[i * 37 % kBlocks]);
+  }
+}
+PMU_BENCHMARK(BM_AllocManyShrunk);
+
 struct alignas(64) Line {
   char bytes[100];
 };

@@ -6,7 +6,6 @@
 // Under AddressSanitizer (Bazel's --config=asan) pmubench cannot count
 // (ASan's allocator replaces its counting one): there the test checks that
 // the run says so and leaves the fields out.
-#include <malloc.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -54,6 +53,8 @@ constexpr Expected kExact[] = {
     {"BM_AllocMap10", 10, 400, 10},
     {"BM_AllocMakeShared", 1, 24, 1},
     {"BM_AllocRealloc", 2, 64 + (1 << 20), 2},
+    {"BM_AllocShrunkInPlace", 2, 2024 + 24, 2},
+    {"BM_AllocManyShrunk", 100, 100 * 2024, 100},
     {"BM_AllocAligned", 3, 128 + 256 + 32, 3},
     {"BM_AllocNothrowCalloc", 2, 4 + 40, 2},
     {"BM_AllocFailure", 0, 0, 0},
@@ -72,15 +73,13 @@ std::vector<std::string> AllCases() {
   return names;
 }
 
-// What glibc's heap gives a request of `size` bytes (malloc_usable_size(3)),
-// asked with the mmap threshold above it: the live bytes a block of that
-// request counts for, in the heap or mapped on its own.
+// The live bytes a request of `size` bytes counts for: its exact fit in
+// glibc's heap (malloc.c's request2size, 16-byte steps with the 8-byte size
+// word, at least 32 bytes, less the size word), mapped on its own or not,
+// whatever chunk glibc handed out.
 double HeapUsableOf(size_t size) {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  void* p = std::malloc(size);
-  const double usable = static_cast<double>(malloc_usable_size(p));
-  std::free(p);
-  return usable;
+  const size_t chunk = (size + 8 + 15) & ~size_t{15};
+  return static_cast<double>((chunk < 32 ? 32 : chunk) - 8);
 }
 
 // Cases whose peak of live bytes follows from their requests alone.
@@ -95,7 +94,16 @@ std::vector<ExpectedPeak> ExpectedPeaks() {
           // 64 bytes, shrunk, then moved to a block of 1 MiB (mapped under
           // callgrind, where the threshold is pinned; in the heap natively
           // once glibc raised it).
-          {"BM_AllocRealloc", HeapUsableOf(1 << 20)}};
+          {"BM_AllocRealloc", HeapUsableOf(1 << 20)},
+          // The shrunk block and the small one; glibc's chunk for the
+          // shrunk block is 16 bytes larger.
+          {"BM_AllocShrunkInPlace", HeapUsableOf(2000) + HeapUsableOf(24)},
+          // At its peak the 100th block is not shrunk yet.
+          {"BM_AllocManyShrunk", 99 * HeapUsableOf(2000) + HeapUsableOf(2024)},
+          // The aligned type and the aligned block: glibc trims an
+          // aligned block as its heap stands, natively 16 bytes larger
+          // in some runs.
+          {"BM_AllocAligned", HeapUsableOf(128) + HeapUsableOf(256)}};
 }
 
 class AllocTest : public ::testing::Test {

@@ -4,9 +4,10 @@
 //   allocs_per_iter       calls that returned new heap memory, per iteration
 //   alloc_bytes_per_iter  bytes those calls asked for, per iteration
 //   frees_per_iter        calls that gave heap memory back, per iteration
-//   max_bytes_used        the peak of live heap bytes (usable size, as
-//                         malloc_usable_size(3) says; a mapped block as the
-//                         same request in the heap) above the batch's start
+//   max_bytes_used        the peak of live heap bytes above the batch's
+//                         start, each block counted as the usable size of
+//                         its request's exact fit in glibc's heap
+//                         (interpose.cc: RememberInexact)
 //
 // Natively the batch's totals are written with kAvgIterations, as every
 // counted event is (batch_meter.h), so Google Benchmark divides them by the

@@ -34,9 +34,10 @@ struct AllocCounts {
   int64_t peak = 0;
 };
 
-// A block glibc mapped on its own (mmap(2): above M_MMAP_THRESHOLD), made
-// while counting: the live bytes it was counted for (interpose.cc).
-struct MappedBlock {
+// A block made while counting whose chunk is not the exact fit of its
+// request (glibc mapped it on its own, above M_MMAP_THRESHOLD, or handed
+// out a larger chunk): the live bytes it was counted for (interpose.cc).
+struct InexactBlock {
   const void* block = nullptr;
   int64_t live_bytes = 0;
 };
@@ -49,14 +50,17 @@ struct AllocTally {
   // allocation sites recorded). Two flags, not one value: each test is one
   // compare with memory.
   bool heap_chunks_inline = false;
+  // The same for frees, and no inexact block remembered (their frees
+  // must find them): one flag, one test on each free.
+  bool frees_inline = false;
   uint64_t allocs = 0;  // calls that returned new heap memory
   // Not next to `allocs`: GCC would pair the two adds in one SSE add, four
   // instructions more on each counted allocation.
   uint64_t frees = 0;  // calls that gave heap memory back
   uint64_t bytes = 0;  // bytes those calls asked for
-  // Usable bytes (malloc_usable_size(3)) allocated minus freed while on,
-  // the largest value since `base` was taken, and `live` at that time. A
-  // block glibc maps on its own counts as the same request in the heap
+  // Usable bytes allocated minus freed while on, the largest value since
+  // `base` was taken, and `live` at that time. Each block counts as its
+  // request's exact fit in glibc's heap, whatever chunk it got
   // (interpose.cc: LiveBytesOfNew).
   int64_t live = 0;
   int64_t peak = 0;
@@ -65,11 +69,13 @@ struct AllocTally {
   // segments (simulated_meter.h), and the segment running now.
   AllocCounts marks[4];
   int segment = 0;
-  // The mapped blocks made while counting and not yet freed; past
-  // kMappedBlocks at once, the later ones count at their mapped size.
-  static constexpr int kMappedBlocks = 32;
-  int mapped_count = 0;
-  MappedBlock mapped[kMappedBlocks];
+  // The inexact blocks made while counting and not yet freed, in an
+  // array searched from its end (not by address: a search then takes the
+  // same instructions wherever the blocks are); past kInexactBlocks at
+  // once, the later ones count at their chunk's usable size.
+  static constexpr int kInexactBlocks = 128;
+  int inexact_count = 0;
+  InexactBlock inexact[kInexactBlocks];
 };
 
 // Whether this process counts allocations (set once, before any case runs).
@@ -93,6 +99,7 @@ inline void AllocBeginBatch() noexcept {
   alloc_tally = AllocTally{};
   alloc_tally.on = true;
   alloc_tally.heap_chunks_inline = AllocHeapChunksInline();
+  alloc_tally.frees_inline = alloc_tally.heap_chunks_inline;
   if (alloc_sites_wanted) [[unlikely]]
     AllocSitesAtBatchStart();
 }

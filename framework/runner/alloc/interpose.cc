@@ -135,11 +135,12 @@ bool ValgrindToolOwnsBlocks() {
 
 // glibc's chunk header (malloc/malloc.c, "chunk details") holds the
 // chunk's size in the word below the block, its low bits flags
-// (IS_MMAPPED = 2); musable() there gives the size less the header's
-// share: 8 bytes for a heap chunk, 16 for a mapped one (64-bit; SIZE_SZ in
-// general). Read inline: a call to malloc_usable_size and its checks fewer
-// per allocation and free.
+// (PREV_INUSE = 1, IS_MMAPPED = 2, NON_MAIN_ARENA = 4); musable() there
+// gives the size less the header's share: 8 bytes for a heap chunk, 16 for
+// a mapped one (64-bit; SIZE_SZ in general). Read inline: a call to
+// malloc_usable_size and its checks fewer per allocation and free.
 constexpr size_t kIsMmapped = 2;
+constexpr size_t kArenaFlags = 5;  // PREV_INUSE | NON_MAIN_ARENA
 inline size_t ChunkHeader(const void* p) {
   return static_cast<const size_t*>(p)[-1];
 }
@@ -149,81 +150,95 @@ inline int64_t HeapUsable(size_t header) {
 inline int64_t MappedUsable(size_t header) {
   return static_cast<int64_t>((header & ~size_t{7}) - 2 * sizeof(size_t));
 }
-
-// What `size` bytes get in glibc's heap: malloc.c's request2size (the
-// request and one size word, rounded to MALLOC_ALIGNMENT, at least MINSIZE)
-// less the size word.
-inline int64_t HeapUsableOfRequest(size_t size) {
-  constexpr size_t kAlign = 2 * sizeof(size_t);
-  constexpr size_t kMinChunk = 4 * sizeof(size_t);
-  size_t chunk = (size + sizeof(size_t) + kAlign - 1) & ~(kAlign - 1);
-  if (chunk < kMinChunk) chunk = kMinChunk;
-  return static_cast<int64_t>(chunk - sizeof(size_t));
+inline int64_t ChunkUsable(size_t header) {
+  return (header & kIsMmapped) == 0 ? HeapUsable(header) : MappedUsable(header);
 }
 
-// Remembers mapped block `p` and its count; false when the table is full.
-bool AddMapped(const void* p, int64_t live_bytes) {
+// The chunk that fits a request of `size` bytes exactly in glibc's heap:
+// malloc.c's request2size (the request and one size word, rounded to
+// MALLOC_ALIGNMENT, at least MINSIZE).
+constexpr size_t kStep = 2 * sizeof(size_t);      // MALLOC_ALIGNMENT
+constexpr size_t kMinChunk = 4 * sizeof(size_t);  // MINSIZE
+inline size_t ChunkOfRequest(size_t size) {
+  const size_t chunk = (size + sizeof(size_t) + kStep - 1) & ~(kStep - 1);
+  return chunk < kMinChunk ? kMinChunk : chunk;
+}
+inline int64_t HeapUsableOfRequest(size_t size) {
+  return static_cast<int64_t>(ChunkOfRequest(size) - sizeof(size_t));
+}
+
+// Remembers inexact block `p` and its count; false when the table is full.
+bool AddInexact(const void* p, int64_t live_bytes) {
   auto& t = alloc_tally;
-  if (t.mapped_count == t.kMappedBlocks) return false;
-  t.mapped[t.mapped_count++] = {p, live_bytes};
+  if (t.inexact_count == t.kInexactBlocks) return false;
+  t.inexact[t.inexact_count++] = {p, live_bytes};
+  t.frees_inline = false;
   return true;
 }
 
-// A block glibc mapped on its own counts as the same request in the heap:
-// whether glibc maps a block depends on its mmap threshold, which moves as
-// the program frees large blocks (mallopt(3), M_MMAP_THRESHOLD) and which
-// pmubench pins under callgrind, so the mapped size would make the peak
-// depend on what ran before and differ between the two modes. The block's
-// count is remembered for its free.
-[[gnu::noinline, gnu::cold]] int64_t RememberMapped(const void* p, size_t size,
-                                                    size_t header) {
-  const int64_t live_bytes = HeapUsableOfRequest(size);
-  return AddMapped(p, live_bytes) ? live_bytes : MappedUsable(header);
-}
-
-// The count a mapped block was remembered with, forgotten; its mapped size
-// if it was made before counting began (or past the table).
-[[gnu::noinline, gnu::cold]] int64_t ForgetMapped(const void* p,
-                                                  size_t header) {
+// The count `p` was remembered with, forgotten; false if it was not. From
+// the end: the block freed is most often the last one made.
+bool TakeInexact(const void* p, int64_t* live_bytes) {
   auto& t = alloc_tally;
-  for (int i = 0; i < t.mapped_count; ++i) {
-    if (t.mapped[i].block != p) continue;
-    const int64_t live_bytes = t.mapped[i].live_bytes;
-    t.mapped[i] = t.mapped[--t.mapped_count];
-    return live_bytes;
+  for (int i = t.inexact_count - 1; i >= 0; --i) {
+    if (t.inexact[i].block != p) continue;
+    *live_bytes = t.inexact[i].live_bytes;
+    t.inexact[i] = t.inexact[--t.inexact_count];
+    if (t.inexact_count == 0) t.frees_inline = t.heap_chunks_inline;
+    return true;
   }
-  return MappedUsable(header);
+  return false;
 }
 
-// A mapped block LiveBytesOfOld forgot that stays after all (a realloc
-// that failed), remembered again with its count.
-[[gnu::noinline, gnu::cold]] void KeepMapped(const void* p,
-                                             int64_t live_bytes) {
-  if (glibc_chunks && (ChunkHeader(p) & kIsMmapped) != 0) {
-    AddMapped(p, live_bytes);
+// A block counts as its request's exact fit in glibc's heap, whatever
+// chunk it got: glibc hands out a whole free chunk when what would be
+// left is smaller than a chunk (_int_malloc), trims an aligned block as
+// the heap stands (_int_memalign), keeps a chunk a realloc shrank by less
+// than a chunk, and maps a block on its own above its mmap threshold,
+// which moves as the program frees large blocks (mallopt(3)) and which
+// pmubench pins under callgrind. Each would make the peak follow what ran
+// before, and differ between runs and modes. The count is remembered for
+// the block's free.
+[[gnu::noinline, gnu::cold]] int64_t RememberInexact(const void* p, size_t size,
+                                                     size_t header) {
+  const int64_t live_bytes = HeapUsableOfRequest(size);
+  if ((header & ~kArenaFlags) == ChunkOfRequest(size)) return live_bytes;
+  return AddInexact(p, live_bytes) ? live_bytes : ChunkUsable(header);
+}
+
+// The count an inexact block was remembered with, forgotten; its chunk's
+// usable size if it was not remembered (made before counting began, past
+// the table, or exact).
+[[gnu::noinline, gnu::cold]] int64_t ForgetInexact(const void* p) {
+  int64_t live_bytes = 0;
+  if (TakeInexact(p, &live_bytes)) return live_bytes;
+  return ChunkUsable(ChunkHeader(p));
+}
+
+// A block LiveBytesOfOld forgot that stays after all (a realloc that
+// failed), remembered again if it counted for other than its chunk.
+[[gnu::noinline, gnu::cold]] void KeepInexact(const void* p,
+                                              int64_t live_bytes) {
+  if (glibc_chunks && ChunkUsable(ChunkHeader(p)) != live_bytes) {
+    AddInexact(p, live_bytes);
   }
 }
 
-// The live bytes a new block of `size` bytes counts for: its usable size
-// (malloc_usable_size(3)). Under a Valgrind tool that owns the blocks
-// (ValgrindToolOwnsBlocks) and with another allocator, the call.
+// The live bytes a new block of `size` bytes counts for: its request's
+// exact fit in glibc's heap (RememberInexact). Under a Valgrind tool that
+// owns the blocks (ValgrindToolOwnsBlocks) and with another allocator,
+// malloc_usable_size(3).
 inline int64_t LiveBytesOfNew(void* p, size_t size) {
-  if (glibc_chunks) [[likely]] {
-    const size_t header = ChunkHeader(p);
-    if ((header & kIsMmapped) == 0) [[likely]]
-      return HeapUsable(header);
-    return RememberMapped(p, size, header);
-  }
+  if (glibc_chunks) [[likely]]
+    return RememberInexact(p, size, ChunkHeader(p));
   return static_cast<int64_t>(next.usable_size(p));
 }
 
 // The live bytes a block about to be freed or resized counted for.
 inline int64_t LiveBytesOfOld(void* p) {
   if (glibc_chunks) [[likely]] {
-    const size_t header = ChunkHeader(p);
-    if ((header & kIsMmapped) == 0) [[likely]]
-      return HeapUsable(header);
-    return ForgetMapped(p, header);
+    if (alloc_tally.inexact_count != 0) return ForgetInexact(p);
+    return ChunkUsable(ChunkHeader(p));
   }
   return static_cast<int64_t>(next.usable_size(p));
 }
@@ -234,7 +249,7 @@ inline const NextAllocator& Next() {
   return next;
 }
 
-// The tally of a new block, every case: a mapped block, another
+// The tally of a new block, every case: an inexact block, another
 // allocator, the sites recorded (alloc_sites.h).
 [[gnu::noinline, gnu::cold]] void* TallyAllocAnyWay(void* p, size_t size,
                                                     void* caller) {
@@ -256,10 +271,10 @@ inline const NextAllocator& Next() {
 #define PMUBENCH_CALLER __builtin_return_address(0)
 
 // The tally of what an allocator entry point returns. Outside a counted
-// segment one thread-local test; inside, a heap chunk of glibc's is
-// tallied inline (no call, so nothing saved or passed), the rest out of
-// line. Always inline, the caller read only on the out-of-line path: no
-// register holds it across the allocator's call.
+// segment one thread-local test; inside, a heap chunk of glibc's that
+// fits its request exactly is tallied inline (no call, so nothing saved or
+// passed), the rest out of line. Always inline, the caller read only on the
+// out-of-line path: no register holds it across the allocator's call.
 [[gnu::always_inline]] inline void* Counted(void* p, size_t size) {
   auto& t = alloc_tally;
   if (!t.on) [[likely]]
@@ -267,34 +282,39 @@ inline const NextAllocator& Next() {
   if (p == nullptr) return p;  // a failed allocation returns nothing
   if (!t.heap_chunks_inline) [[unlikely]]
     return TallyAllocAnyWay(p, size, PMUBENCH_CALLER);
-  const size_t header = ChunkHeader(p);
-  if ((header & kIsMmapped) != 0) [[unlikely]]
+  // The exact fit of `size` (ChunkOfRequest) in fewer instructions: its
+  // usable bytes hold the request with less than one 16-byte step to
+  // spare, or it is the smallest chunk, which fits every request up to 24
+  // bytes. IS_MMAPPED stays in `chunk`: a mapped block is never a fit.
+  const size_t chunk = ChunkHeader(p) & ~kArenaFlags;
+  const size_t usable = chunk - sizeof(size_t);
+  if (usable - size >= kStep && chunk != kMinChunk) [[unlikely]]
     return TallyAllocAnyWay(p, size, PMUBENCH_CALLER);
   ++t.allocs;
   t.bytes += size;
-  const int64_t live = t.live + HeapUsable(header);
+  const int64_t live = t.live + static_cast<int64_t>(usable);
   t.live = live;
   if (live > t.peak) t.peak = live;
   return p;
 }
 
-// The live bytes of a freed block, every case (a mapped block, another
-// allocator), then the free.
+// The live bytes of a freed block, every case (inexact blocks remembered,
+// a mapped block, another allocator), then the free.
 [[gnu::noinline, gnu::cold]] void TallyFreeAnyWay(void* p) {
   alloc_tally.live -= LiveBytesOfOld(p);
   Next().free(p);
 }
 
 // free(3), counting: inline in free and in every operator delete (no
-// call between them). While counting, `p` came from an allocator this
-// file resolved: `next` is set.
+// call between them), inline while no inexact block is remembered. While
+// counting, `p` came from an allocator this file resolved: `next` is set.
 [[gnu::always_inline]] inline void FreeCounted(void* p) {
   if (p == nullptr || InBootstrap(p)) return;
   auto& t = alloc_tally;
   if (!t.on) [[likely]]
     return Next().free(p);
   ++t.frees;
-  if (t.heap_chunks_inline) [[likely]] {
+  if (t.frees_inline) [[likely]] {
     const size_t header = ChunkHeader(p);
     if ((header & kIsMmapped) == 0) [[likely]] {
       t.live -= HeapUsable(header);
@@ -399,7 +419,7 @@ void* realloc(void* p, size_t size) noexcept {
       ++t.frees;
       t.live -= before;
     } else {  // failed: the block stays as it was
-      KeepMapped(p, before);
+      KeepInexact(p, before);
     }
     return q;
   }
