@@ -123,6 +123,17 @@ std::string ReadWhole(const std::string& path) {
   return text.str();
 }
 
+// What `path` holds past `offset`, and `offset` moved to its end.
+std::string ReadOnFrom(const std::string& path, size_t& offset) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::stringstream text;
+  if (in) text << in.rdbuf();
+  std::string rest = text.str();
+  offset += rest.size();
+  return rest;
+}
+
 // The last `n` lines of `text`.
 std::string Tail(const std::string& text, int n) {
   size_t start = text.size();
@@ -254,11 +265,12 @@ class InOrderReport {
   // `unit` of worker `w` ended, done or not: its reported records are read,
   // a failed row made for each of its cases without one.
   void UnitEnded(const internal::Unit& unit, const Worker& w) {
-    for (internal::ProfileRecord& p :
-         internal::DecodeProfiles(ReadWhole(w.files + ".profiles"))) {
+    ReadSoFar& read = read_[&w];
+    for (internal::ProfileRecord& p : internal::DecodeProfiles(
+             ReadOnFrom(w.files + ".profiles", read.profiles))) {
       AddWorkerProfile(p.run_name, {std::move(p.console), std::move(p.json)});
     }
-    std::map<std::string, Records> by_case = FileRecords(w);
+    std::map<std::string, Records> by_case = NewRecords(unit, w, read);
     for (const std::string& name : unit) {
       if (auto it = by_case.find(name); it != by_case.end()) {
         for (const auto& record : it->second) {
@@ -279,18 +291,32 @@ class InOrderReport {
   }
 
  private:
-  // Worker w's records by the instance they belong to: a record whose runs
-  // name none of its cases (a family's complexity fit) follows the case
-  // reported before it.
-  static std::map<std::string, Records> FileRecords(const Worker& w) {
-    const std::set<std::string> mine(w.cases.begin(), w.cases.end());
+  // How far the parent has read a worker's files. A worker is idle when
+  // its unit ends (it waits for the next), so what its files hold then is
+  // whole records, each read once: reading the whole file at every unit's
+  // end took time in the square of the cases a worker ran.
+  struct ReadSoFar {
+    size_t runs = 0;
+    size_t profiles = 0;
+    std::string current;  // the case the last record read belongs to
+  };
+
+  // The records worker w wrote for `unit` (all since the last read), by
+  // the instance they belong to: a record whose runs name none of its
+  // cases (a family's complexity fit) follows the case reported before it.
+  static std::map<std::string, Records> NewRecords(const internal::Unit& unit,
+                                                   const Worker& w,
+                                                   ReadSoFar& read) {
+    const std::set<std::string> mine(unit.begin(), unit.end());
     std::map<std::string, Records> by_case;
-    std::string current;
-    for (auto& record : internal::DecodeRuns(ReadWhole(w.files + ".runs"))) {
+    for (auto& record :
+         internal::DecodeRuns(ReadOnFrom(w.files + ".runs", read.runs))) {
       if (record.empty()) continue;
       const std::string name = record.front().run_name.str();
-      if (mine.count(name) > 0) current = name;
-      if (!current.empty()) by_case[current].push_back(std::move(record));
+      if (mine.count(name) > 0) read.current = name;
+      if (!read.current.empty()) {
+        by_case[read.current].push_back(std::move(record));
+      }
     }
     return by_case;
   }
@@ -326,6 +352,7 @@ class InOrderReport {
   size_t next_ = 0;
   std::map<std::string, Records> rows_;
   std::map<const Worker*, std::vector<std::string>> failed_;
+  std::map<const Worker*, ReadSoFar> read_;
 };
 
 // In a worker: the next unit its parent sent on `fd` (names a line each,
