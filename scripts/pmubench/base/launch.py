@@ -26,7 +26,7 @@ Standard library only, and no syntax newer than Python 3.6: it runs under
 whatever `python3` the user has.
 """
 
-import importlib
+import importlib.util
 import os
 import sys
 
@@ -52,14 +52,10 @@ PACKAGES = {"numpy": "python3-numpy", "scipy": "python3-scipy",
 
 
 def missing(modules):
-    """The modules of `modules` that this interpreter cannot import."""
-    result = []
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            result.append(name)
-    return result
+    """The modules of `modules` that this interpreter cannot import: found
+    on its path, not imported (numpy and scipy cost history.py ingest,
+    which uses neither, 0.05-0.1 s of CPU per command)."""
+    return [name for name in modules if importlib.util.find_spec(name) is None]
 
 
 def _runs(target):

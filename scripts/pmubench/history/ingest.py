@@ -15,7 +15,7 @@ import time as time_module
 from dataclasses import dataclass, field
 
 from sqlalchemy import and_, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Engine
 
 from pmubench.base import regular_file
@@ -209,8 +209,11 @@ def check_commit(commit: str) -> str:
 
 
 def _insert(conn, table):  # noqa: ANN001 - the dialect's INSERT ... ON CONFLICT
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table)
+    if conn.dialect.name == "postgresql":
+        # imported here: 0.011 s of every SQLite command's start-up
+        from sqlalchemy.dialects import postgresql
+        return postgresql.insert(table)
+    return sqlite.insert(table)
 
 
 def machine_id(conn, prepared: Prepared, name: str | None) -> tuple[int, str]:  # noqa: ANN001
@@ -240,9 +243,20 @@ def _series_ids(conn, machine: int, keys: list[tuple[str, str]]) -> dict:  # noq
     s = schema.series
     ids = _machine_series(conn, machine)
     missing = [k for k in keys if k not in ids]
-    if missing:
+    if missing and conn.dialect.name == "sqlite":
+        # the driver's executemany: SQLAlchemy's parameter dict per series
+        # cost 0.08 s of a first run's 16,000 (cProfile)
+        cursor = conn.connection.cursor()
+        try:
+            cursor.executemany("INSERT INTO series (machine_id, benchmark, metric) VALUES "
+                               "(?, ?, ?) ON CONFLICT DO NOTHING",
+                               [(machine, b, m) for b, m in missing])
+        finally:
+            cursor.close()
+    elif missing:
         conn.execute(_insert(conn, s).on_conflict_do_nothing(),
                      [{"machine_id": machine, "benchmark": b, "metric": m} for b, m in missing])
+    if missing:
         ids = _machine_series(conn, machine)
     return ids
 
@@ -282,11 +296,10 @@ def write(engine: Engine, prepared: Prepared, commit: str, branch: str,
 
 def _sample_rows(run: int, ids: dict, values: dict) -> list[tuple]:
     """(run id, series id, repetition, value) of every value."""
-    rows: list[tuple] = []
-    for key, reps in values.items():
-        series = ids[key]
-        rows.extend((run, series, i, v) for i, v in enumerate(reps))
-    return rows
+    # one comprehension: a generator per series and list.extend cost 0.05 s
+    # a run of 48,000 values (cProfile)
+    return [(run, series, i, v) for key, reps in values.items()
+            for series in (ids[key],) for i, v in enumerate(reps)]
 
 
 _SAMPLE_COLUMNS = "samples (run_id, series_id, repetition, value)"
