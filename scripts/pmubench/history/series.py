@@ -5,6 +5,7 @@ every run at that commit that is not excluded."""
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from dataclasses import dataclass, field
 from itertools import chain, groupby
 from operator import itemgetter
@@ -96,8 +97,7 @@ def load_samples(conn, series_ids: list[int], runs: dict[int, Run]  # noqa: ANN0
         return out
     query = "SELECT series_id, run_id, value FROM samples"
     order = " ORDER BY run_id, repetition"
-    cursor = conn.connection.cursor()
-    try:
+    with closing(conn.connection.cursor()) as cursor:
         if len(series_ids) > WHOLE_TABLE_SERIES:
             cursor.execute(query + order)
             _group(cursor, out, runs)
@@ -105,8 +105,6 @@ def load_samples(conn, series_ids: list[int], runs: dict[int, Run]  # noqa: ANN0
             marks = ", ".join([_mark(conn)] * len(series_ids))
             cursor.execute(f"{query} WHERE series_id IN ({marks}){order}", series_ids)
             _group(cursor, out, runs)
-    finally:
-        cursor.close()
     return out
 
 
@@ -203,13 +201,10 @@ def _sample_array(conn, series_ids: list[int]) -> np.ndarray:  # noqa: ANN001
         query += f" WHERE series_id IN ({', '.join([_mark(conn)] * len(series_ids))})"
         params = tuple(series_ids)
     parts = [np.zeros(0)]
-    cursor = conn.connection.cursor()
-    try:
+    with closing(conn.connection.cursor()) as cursor:
         cursor.execute(query, params)
         while batch := cursor.fetchmany(100_000):
             parts.append(np.fromiter(chain.from_iterable(batch), np.float64, 3 * len(batch)))
-    finally:
-        cursor.close()
     rows = np.concatenate(parts).reshape(-1, 3)
     return rows[np.isin(rows[:, 0].astype(np.int64), np.array(series_ids, dtype=np.int64))]
 
