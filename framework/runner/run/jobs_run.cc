@@ -116,13 +116,6 @@ size_t NameFieldWidth() {
   return probe.width();
 }
 
-std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // What `path` holds past `offset`, and `offset` moved to its end.
 std::string ReadOnFrom(const std::string& path, size_t& offset) {
   std::ifstream in(path, std::ios::binary);
@@ -132,6 +125,11 @@ std::string ReadOnFrom(const std::string& path, size_t& offset) {
   std::string rest = text.str();
   offset += rest.size();
   return rest;
+}
+
+std::string ReadWhole(const std::string& path) {
+  size_t offset = 0;
+  return ReadOnFrom(path, offset);
 }
 
 // The last `n` lines of `text`.
