@@ -120,3 +120,20 @@ def test_the_same_file_against_itself_names_no_site(repo_root, runs):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert json.loads(proc.stdout)["alloc_sites"] == []
+
+
+def test_a_profiled_row_counts_what_an_unprofiled_one_does(runs, tmp_path):
+    """Sites are recorded in a segment the row's counts do not come from:
+    callgrind counts a few tens of instructions of each recording, which
+    were in every allocating row's count when sites were recorded in the
+    row's own segments."""
+    plain = _run(_BASE, tmp_path / "plain.json", "--pmubench_simulate")
+    profiled = {r["name"]: r for r in json.loads(runs["base"].read_text())["benchmarks"]
+                if r.get("run_type") == "iteration"}
+    assert plain.keys() == profiled.keys()
+    fields = ("callgrind/instructions/", "allocs_per_iter", "alloc_bytes_per_iter",
+              "frees_per_iter", "max_bytes_used")
+    assert plain["BM_Sites"]["allocs_per_iter"] > 0
+    for name, row in plain.items():
+        assert ({f: row[f] for f in fields}
+                == {f: profiled[name][f] for f in fields}), name

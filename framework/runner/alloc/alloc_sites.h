@@ -13,20 +13,24 @@
 //   std::vector<AllocSiteCount> s = AllocSitesPerIteration(iterations);
 //
 // Recorded only when asked: natively during the profiling pass's batch
-// (--pmubench_profile), under callgrind in every measured batch when a
-// profile is asked for (the profile is of the measured batch itself). The
-// frames above are found with the unwinder (_Unwind_Backtrace, from
-// libgcc), about a microsecond per allocation: only under callgrind, where
-// collection is switched off around the recording (CALLGRIND_TOGGLE_COLLECT,
-// Valgrind manual, "Callgrind: client requests"), so the simulated counts
-// hold only the switch's own instructions. Natively the caller alone is
-// recorded (a lookup in the table), so the profiled batch's samples stay
-// the case's.
+// (--pmubench_profile), under callgrind in segment 1 of every measured
+// batch when a profile is asked for (simulated_meter.h: the segment of n
+// steps after the warm-up). The frames above are found with the unwinder
+// (_Unwind_Backtrace, from libgcc), about a microsecond per allocation:
+// only under callgrind, where collection is switched off around the
+// recording (CALLGRIND_TOGGLE_COLLECT, Valgrind manual, "Callgrind: client
+// requests"). Callgrind still counts a few tens of instructions of each
+// recording (the blocks around the switches, the tally's slower path), so
+// it stays out of segments 2 and 3, which the row's counts and profile come
+// from: a profiled row counts exactly what an unprofiled one does. Natively
+// the caller alone is recorded (a lookup in the table), so the profiled
+// batch's samples stay the case's.
 //
 // The table is bounded (kMaxAllocSites sites per thread): allocations at
 // sites beyond it are counted as `dropped`, never lost from the totals.
-// Counts are exact (every counted allocation is recorded), per segment of
-// the loop, so the per-iteration figure is the same slope as the tally's.
+// Counts are exact (every counted allocation of the segment is recorded):
+// under callgrind n steps after a warm-up of as many or more, so a case
+// whose iterations allocate alike gets the tally's per-iteration figure.
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_ALLOC_ALLOC_SITES_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_ALLOC_ALLOC_SITES_H_
 
@@ -76,10 +80,10 @@ void AllocSitesEnd();
 // the thread's table is on. `segment` is the tally's loop segment (0..3).
 void RecordAllocSite(uintptr_t caller, size_t size, int segment);
 
-// Natively: the table's segment 0 over `iterations`. Under callgrind: the
-// slope between segments 2 and 3 (n and 2n steps), as the tally's
-// (alloc_fields.h). Sites whose count is 0 per iteration are left out; the
-// dropped allocations, if any, are one entry with caller 0.
+// Natively: the table's segment 0 over `iterations`. Under callgrind:
+// segment 1 (n steps) over `iterations`, those steps' iterations. Sites
+// whose count is 0 per iteration are left out; the dropped allocations, if
+// any, are one entry with caller 0.
 std::vector<AllocSiteCount> AllocSitesPerIteration(double iterations);
 std::vector<AllocSiteCount> SimulatedAllocSites(double iterations);
 

@@ -53,6 +53,17 @@ struct AllocTally {
   // The same for frees, and no inexact block remembered (their frees
   // must find them): one flag, one test on each free.
   bool frees_inline = false;
+  // While on, whether each counted allocation is recorded at its call site
+  // (alloc_sites.h): in the profiled batch natively, in segment 1 alone
+  // under callgrind.
+  bool record_sites = false;
+  // Under callgrind, the flags above for each of the loop's four segments,
+  // taken at each boundary (AllocMark): the two segments the row's counts
+  // come from (2 and 3) tally inline, with no site recorded, whether or not
+  // a profile is asked for, so a profiled row counts what an unprofiled one
+  // does.
+  bool inline_in[4] = {};
+  bool sites_in[4] = {};
   uint64_t allocs = 0;  // calls that returned new heap memory
   // Not next to `allocs`: GCC would pair the two adds in one SSE add, four
   // instructions more on each counted allocation.
@@ -88,20 +99,29 @@ extern thread_local constinit AllocTally alloc_tally
 // Whether allocation sites are recorded in some batch (alloc_sites.h): set
 // once, with --pmubench_profile.
 extern constinit bool alloc_sites_wanted;
-// alloc_sites.h: the thread's site table zeroed when this batch records.
-void AllocSitesAtBatchStart();
+// alloc_sites.h: when this batch records sites, the thread's site table
+// zeroed and the segment recorded (0 natively, 1 under callgrind); else -1.
+int AllocSitesAtBatchStart();
 // interpose.cc: whether heap chunks can be tallied inline (glibc's
-// allocator found, no sites recorded).
+// allocator found).
 bool AllocHeapChunksInline() noexcept;
 
 inline void AllocBeginBatch() noexcept {
   if (!alloc_counting) return;
-  alloc_tally = AllocTally{};
-  alloc_tally.on = true;
-  alloc_tally.heap_chunks_inline = AllocHeapChunksInline();
-  alloc_tally.frees_inline = alloc_tally.heap_chunks_inline;
+  AllocTally& t = alloc_tally;
+  t = AllocTally{};
+  t.on = true;
+  const bool chunks_inline = AllocHeapChunksInline();
+  int recorded = -1;
   if (alloc_sites_wanted) [[unlikely]]
-    AllocSitesAtBatchStart();
+    recorded = AllocSitesAtBatchStart();
+  for (int k = 0; k < 4; ++k) {
+    t.inline_in[k] = chunks_inline && k != recorded;
+    t.sites_in[k] = k == recorded;
+  }
+  t.heap_chunks_inline = t.inline_in[0];
+  t.frees_inline = t.inline_in[0];
+  t.record_sites = t.sites_in[0];
 }
 inline void AllocPause() noexcept { alloc_tally.on = false; }
 inline void AllocResume() noexcept { alloc_tally.on = alloc_counting; }
@@ -115,6 +135,10 @@ inline void AllocMark(int k) noexcept {
   t.base = t.live;
   t.peak = t.live;
   t.segment = k < 3 ? k + 1 : 3;
+  // Loads and stores, no branch: the same instructions at every boundary.
+  t.heap_chunks_inline = t.inline_in[t.segment];
+  t.frees_inline = t.inline_in[t.segment] & (t.inexact_count == 0);
+  t.record_sites = t.sites_in[t.segment];
 }
 
 inline AllocCounts AllocTotals() noexcept {

@@ -48,7 +48,6 @@ thread_local constinit AllocTally alloc_tally;
 #if !defined(__SANITIZE_ADDRESS__)
 namespace {
 
-using pmubench::internal::alloc_sites_wanted;
 using pmubench::internal::alloc_tally;
 
 struct NextAllocator {
@@ -258,7 +257,7 @@ inline const NextAllocator& Next() {
   t.bytes += size;
   t.live += LiveBytesOfNew(p, size);
   if (t.live > t.peak) t.peak = t.live;
-  if (alloc_sites_wanted) {
+  if (t.record_sites) [[unlikely]] {
     pmubench::internal::RecordAllocSite(reinterpret_cast<uintptr_t>(caller),
                                         size, t.segment);
   }
@@ -526,7 +525,7 @@ bool AllocHeapChunksInline() noexcept {
 #if defined(__SANITIZE_ADDRESS__)
   return false;  // never counting: alloc_probe.h
 #else
-  return glibc_chunks && !alloc_sites_wanted;
+  return glibc_chunks;
 #endif
 }
 
