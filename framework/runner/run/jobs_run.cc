@@ -31,7 +31,9 @@
 #include "framework/runner/plan/shard.h"
 #include "framework/runner/profile/worker_profiles.h"
 #include "framework/runner/run/run_record.h"
+#include "framework/runner/run/unit_child.h"
 #include "framework/runner/run/worker_process.h"
+#include "framework/runner/simulate/callgrind.h"
 
 // Google Benchmark 1.7.1 defines its flags as exported globals
 // (src/commandlineflags.h, BM_DECLARE_*); benchmark.h does not declare them.
@@ -584,7 +586,9 @@ size_t RunWorkerUnits(benchmark::BenchmarkReporter* display) {
   std::string pending;
   for (std::vector<std::string> unit; NextUnit(pipes.in, pending, unit);) {
     benchmark::FLAGS_benchmark_filter = internal::ExactNamesFilter(unit);
-    ran += benchmark::RunSpecifiedBenchmarks(display);
+    ran += internal::Callgrind::Running()
+               ? internal::RunUnitInChild(display)
+               : benchmark::RunSpecifiedBenchmarks(display);
     if (internal::WriteAll(pipes.out, "done\n") != 0) break;
   }
   return ran;
