@@ -23,6 +23,9 @@ from pmubench.history import cli, ingest, store, synthetic
 HISTORY = str(REPO_ROOT / "scripts" / "history.py")
 DAY = 86400.0
 T0 = 1.7e9
+# Every value the samples table holds: a row per (run, series), its
+# repetitions packed as float64s (schema.py).
+VALUES = "select sum(length(packed)) / 8 from samples"
 
 
 def history(*args, cwd=None, env=None, separate=False):
@@ -93,7 +96,7 @@ def test_ingest_is_idempotent_and_keeps_every_repetition(tmp_path):
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*) from runs").fetchone() == (1,)
         # 2 benchmarks x (instructions, real_time, cpu_time) x 5 repetitions
-        assert conn.execute("select count(*) from samples").fetchone() == (30,)
+        assert conn.execute(VALUES).fetchone() == (30,)
 
 
 def test_commit_and_branch_come_from_the_checkout(tmp_path):
@@ -256,13 +259,13 @@ def test_killed_ingest_leaves_nothing_half_written(tmp_path):
                                             "--branch", "main", path], db, extra)
         with sqlite3.connect(db) as conn:
             runs = conn.execute("select count(*) from runs").fetchone()[0]
-            samples = conn.execute("select count(*) from samples").fetchone()[0]
+            samples = conn.execute(VALUES).fetchone()[0]
         assert (runs, samples) in ((1, 18), (2, 18 + expected))
     assert killed_mid_write >= 1
     done = history("ingest", "--db", db, "--commit", "abcd123", "--branch", "main", path)
     assert done.returncode == 0
     with sqlite3.connect(db) as conn:
-        assert conn.execute("select count(*) from samples").fetchone() == (18 + expected,)
+        assert conn.execute(VALUES).fetchone() == (18 + expected,)
 
 
 def test_detect_text_and_since(tmp_path):
