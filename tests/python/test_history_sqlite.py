@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import sqlite3
+import struct
 import subprocess
 import time
 
@@ -97,6 +98,31 @@ def test_ingest_is_idempotent_and_keeps_every_repetition(tmp_path):
         assert conn.execute("select count(*) from runs").fetchone() == (1,)
         # 2 benchmarks x (instructions, real_time, cpu_time) x 5 repetitions
         assert conn.execute(VALUES).fetchone() == (30,)
+
+
+def test_one_command_of_runs_whose_series_differ(tmp_path):
+    """The runs of one ingest command share the series ids they made; a
+    run with a series the earlier ones lacked still gets its own, and
+    every value lands in its series."""
+    db = str(tmp_path / "h.db")
+    first = _values(0, reps=2, backend="perf_event")
+    second = {**_values(1, reps=2, backend="perf_event"), "BM_C": {"real_time": [7.0, 8.0]}}
+    paths = [synthetic.write(str(tmp_path / f"r{i}.json"),
+                             synthetic.run(T0 + i * DAY, v, "perf_event"))
+             for i, v in enumerate((first, second, first))]
+    done = history("ingest", "--db", db, "--commit", "abc1234", "--branch", "main", *paths)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("select r.source, s.benchmark, s.metric, v.packed from samples v "
+                            "join runs r on r.id = v.run_id "
+                            "join series s on s.id = v.series_id").fetchall()
+    stored = {(src, b, m): struct.unpack("<2d", p) for src, b, m, p in rows}
+    expected = list(zip(paths, (first, second, first)))
+    assert {src for src, b, _, _ in rows if b == "BM_C"} == {paths[1]}
+    for src, values in expected:
+        for b, metrics in values.items():
+            for m, reps in metrics.items():
+                assert stored[(src, b, m)] == tuple(reps), (src, b, m)
 
 
 def test_commit_and_branch_come_from_the_checkout(tmp_path):
