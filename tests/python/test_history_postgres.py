@@ -7,12 +7,14 @@ nothing; a refusing server is exit 2."""
 from __future__ import annotations
 
 import json
+import struct
 import subprocess
 
 import pytest
 
 from pmubench.history import ingest, pgcluster, store, synthetic
 from test_history_sqlite import DAY, T0, _sha, _values, history
+from test_history_upgrade import V1_SAMPLES
 
 @pytest.fixture(scope="module")
 def cluster():
@@ -74,7 +76,7 @@ def test_concurrent_ingests_lose_and_duplicate_nothing(tmp_path, cluster):
         assert count("select count(*) from runs") == 3
         assert count("select count(*) from machines") == 1
         assert count("select count(*) from series") == 6
-        assert count("select count(*) from samples") == 3 * 6 * 3
+        assert count("select sum(length(packed)) / 8 from samples") == 3 * 6 * 3
     engine.dispose()
     assert sum("already in" in out for out, _, _ in results) == 2
 
@@ -90,3 +92,36 @@ def test_a_refusing_server_is_exit_2(cluster):
     assert done.returncode == 2
     assert "nosuchrole" in done.stderr and "cannot connect" in done.stderr
     assert "pw123" not in done.stderr
+
+
+def _packed_rows(conn) -> list[tuple]:  # noqa: ANN001 - a SQLAlchemy Connection
+    return [(r, s, struct.unpack(f"<{len(p) // 8}d", bytes(p))) for r, s, p in
+            conn.exec_driver_sql("select run_id, series_id, packed from samples order by 1, 2")]
+
+
+def test_a_version_1_history_upgrades_on_postgresql(tmp_path, cluster):
+    """As test_history_upgrade.py on SQLite: version 1's row per value
+    becomes a row per run and series, the same values in the same order."""
+    db = cluster.createdb("upgrade_test")
+    for i in range(4):
+        path = synthetic.write(str(tmp_path / f"u{i}.json"),
+                               synthetic.run(T0 + i * DAY, _values(i, reps=2 + i % 3)))
+        assert history("ingest", "--db", db, "--commit", _sha(i), "--branch", "main",
+                       path).returncode == 0
+    import sqlalchemy
+    engine = sqlalchemy.create_engine(db)
+    with engine.begin() as conn:
+        packed = _packed_rows(conn)
+        rows = [(r, s, i, v) for r, s, values in packed for i, v in enumerate(values)]
+        conn.exec_driver_sql("drop table samples")
+        conn.exec_driver_sql(V1_SAMPLES)
+        conn.exec_driver_sql("create index samples_series on samples (series_id, run_id)")
+        conn.exec_driver_sql("create index samples_run on samples (run_id)")
+        conn.exec_driver_sql("insert into samples values (%s, %s, %s, %s)", rows[::-1])
+        conn.exec_driver_sql("update schema_version set version = 1")
+    done = history("upgrade", "--db", db)
+    assert done.returncode == 0, done.stderr
+    with engine.connect() as conn:
+        assert _packed_rows(conn) == packed and len(rows) == 6 * (2 + 3 + 4 + 2)
+        assert conn.exec_driver_sql("select version from schema_version").scalar() == 2
+    engine.dispose()

@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import sqlite3
+import struct
 import subprocess
 import time
 
@@ -23,6 +24,9 @@ from pmubench.history import cli, ingest, store, synthetic
 HISTORY = str(REPO_ROOT / "scripts" / "history.py")
 DAY = 86400.0
 T0 = 1.7e9
+# Every value the samples table holds: a row per (run, series), its
+# repetitions packed as float64s (schema.py).
+VALUES = "select sum(length(packed)) / 8 from samples"
 
 
 def history(*args, cwd=None, env=None, separate=False):
@@ -93,7 +97,32 @@ def test_ingest_is_idempotent_and_keeps_every_repetition(tmp_path):
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*) from runs").fetchone() == (1,)
         # 2 benchmarks x (instructions, real_time, cpu_time) x 5 repetitions
-        assert conn.execute("select count(*) from samples").fetchone() == (30,)
+        assert conn.execute(VALUES).fetchone() == (30,)
+
+
+def test_one_command_of_runs_whose_series_differ(tmp_path):
+    """The runs of one ingest command share the series ids they made; a
+    run with a series the earlier ones lacked still gets its own, and
+    every value lands in its series."""
+    db = str(tmp_path / "h.db")
+    first = _values(0, reps=2, backend="perf_event")
+    second = {**_values(1, reps=2, backend="perf_event"), "BM_C": {"real_time": [7.0, 8.0]}}
+    paths = [synthetic.write(str(tmp_path / f"r{i}.json"),
+                             synthetic.run(T0 + i * DAY, v, "perf_event"))
+             for i, v in enumerate((first, second, first))]
+    done = history("ingest", "--db", db, "--commit", "abc1234", "--branch", "main", *paths)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("select r.source, s.benchmark, s.metric, v.packed from samples v "
+                            "join runs r on r.id = v.run_id "
+                            "join series s on s.id = v.series_id").fetchall()
+    stored = {(src, b, m): struct.unpack("<2d", p) for src, b, m, p in rows}
+    expected = list(zip(paths, (first, second, first)))
+    assert {src for src, b, _, _ in rows if b == "BM_C"} == {paths[1]}
+    for src, values in expected:
+        for b, metrics in values.items():
+            for m, reps in metrics.items():
+                assert stored[(src, b, m)] == tuple(reps), (src, b, m)
 
 
 def test_commit_and_branch_come_from_the_checkout(tmp_path):
@@ -256,13 +285,13 @@ def test_killed_ingest_leaves_nothing_half_written(tmp_path):
                                             "--branch", "main", path], db, extra)
         with sqlite3.connect(db) as conn:
             runs = conn.execute("select count(*) from runs").fetchone()[0]
-            samples = conn.execute("select count(*) from samples").fetchone()[0]
+            samples = conn.execute(VALUES).fetchone()[0]
         assert (runs, samples) in ((1, 18), (2, 18 + expected))
     assert killed_mid_write >= 1
     done = history("ingest", "--db", db, "--commit", "abcd123", "--branch", "main", path)
     assert done.returncode == 0
     with sqlite3.connect(db) as conn:
-        assert conn.execute("select count(*) from samples").fetchone() == (18 + expected,)
+        assert conn.execute(VALUES).fetchone() == (18 + expected,)
 
 
 def test_detect_text_and_since(tmp_path):

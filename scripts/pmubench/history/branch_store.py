@@ -96,10 +96,20 @@ def _query(db: str, sql: str, params: tuple = ()) -> list[tuple]:
         raise BranchError(f"{db}: cannot read it as a history database ({e})") from None
 
 
+# The values a samples table holds: version 1 had a row per value, version
+# 2 a row per (run, series) of packed float64s (schema.py).
+_VALUES_OF = {1: "SELECT count(*) FROM samples",
+              2: "SELECT coalesce(sum(length(packed)), 0) / 8 FROM samples"}
+
+
 def history_size(db: str) -> tuple[int, int]:
-    """(runs, values) of the SQLite history `db`."""
-    (runs, values), = _query(db, "SELECT (SELECT count(*) FROM runs), "
-                                 "(SELECT count(*) FROM samples)")
+    """(runs, values) of the SQLite history `db`, of any schema version."""
+    rows = _query(db, "SELECT version FROM schema_version")
+    count = _VALUES_OF.get(rows[0][0] if rows else None)
+    if count is None:
+        raise BranchError(f"{db}: schema version {rows[0][0] if rows else None} is not one "
+                          "this history_branch.py reads; update pmubench")
+    (runs, values), = _query(db, f"SELECT (SELECT count(*) FROM runs), ({count})")
     return runs, values
 
 

@@ -209,8 +209,9 @@ def _ingest(args: argparse.Namespace) -> int:
         if forced is None and p.time is None:
             raise UsageError(f"{p.path}: has no context.date; give --time ISO-8601")
     engine = store.open_store(args.db, create=True)
+    known: dict = {}  # the series ids of the runs written
     for p in prepared:
-        run = ingest.write(engine, p, commit, branch, forced or p.time, args.machine)
+        run = ingest.write(engine, p, commit, branch, forced or p.time, args.machine, known)
         say_text(output.ingested(p, run, store.shown(args.db), commit, branch))
     return 0
 

@@ -90,24 +90,20 @@ def reduced(values: list[float], exact: bool) -> list[float]:
 def _rewrite(conn, run_ids: list[int], exact: dict[int, bool]) -> set[int]:  # noqa: ANN001
     """Reduces the runs' samples; returns the runs that changed."""
     s = schema.samples
-    rows = conn.execute(select(s.c.run_id, s.c.series_id, s.c.value)
-                        .where(s.c.run_id.in_(run_ids))
-                        .order_by(s.c.run_id, s.c.series_id, s.c.repetition)).all()
-    groups: dict[tuple[int, int], list[float]] = {}
-    for run, sid, value in rows:
-        groups.setdefault((run, sid), []).append(value)
+    rows = conn.execute(select(s.c.run_id, s.c.series_id, s.c.packed)
+                        .where(s.c.run_id.in_(run_ids))).all()
+    groups = {(run, sid): schema.unpack(packed) for run, sid, packed in rows}
     kept = {key: reduced(values, exact.get(key[1], False)) for key, values in groups.items()}
     changed = {run for (run, sid), values in groups.items() if len(kept[(run, sid)]) < len(values)}
     if changed:
         conn.execute(s.delete().where(s.c.run_id.in_(sorted(changed))))
-        conn.execute(s.insert(), [{"run_id": run, "series_id": sid, "repetition": i, "value": v}
-                                  for (run, sid), values in kept.items() if run in changed
-                                  for i, v in enumerate(values)])
+        conn.execute(s.insert(), [{"run_id": run, "series_id": sid, "packed": schema.pack(values)}
+                                  for (run, sid), values in kept.items() if run in changed])
     return changed
 
 
 def _count(conn) -> int:  # noqa: ANN001
-    return int(conn.execute(select(func.count()).select_from(schema.samples)).scalar())
+    return schema.value_count(conn)
 
 
 def compact(engine, keep: int) -> Compacted:  # noqa: ANN001

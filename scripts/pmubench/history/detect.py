@@ -201,11 +201,11 @@ def _new_samples(conn, run_ids: list[int]) -> dict[int, list]:  # noqa: ANN001
     s = schema.samples
     out: dict[int, list] = {}
     for i in range(0, len(run_ids), 500):
-        rows = conn.execute(select(s.c.series_id, s.c.run_id, s.c.value)
+        rows = conn.execute(select(s.c.series_id, s.c.run_id, s.c.packed)
                             .where(s.c.run_id.in_(run_ids[i:i + 500]))
-                            .order_by(s.c.run_id, s.c.repetition)).all()
-        for sid, run_id, value in rows:
-            out.setdefault(sid, []).append((run_id, value))
+                            .order_by(s.c.run_id)).all()
+        for sid, run_id, packed in rows:
+            out.setdefault(sid, []).extend((run_id, v) for v in schema.unpack(packed))
     return out
 
 

@@ -95,16 +95,15 @@ def load_samples(conn, series_ids: list[int], runs: dict[int, Run]  # noqa: ANN0
     out: dict[int, list[tuple[int, float]]] = {i: [] for i in series_ids}
     if not series_ids:
         return out
-    query = "SELECT series_id, run_id, value FROM samples"
-    order = " ORDER BY run_id, repetition"
+    query = "SELECT series_id, run_id, packed FROM samples"
+    order = " ORDER BY run_id"
     with closing(conn.connection.cursor()) as cursor:
         if len(series_ids) > WHOLE_TABLE_SERIES:
             cursor.execute(query + order)
-            _group(cursor, out, runs)
         else:
             marks = ", ".join([_mark(conn)] * len(series_ids))
             cursor.execute(f"{query} WHERE series_id IN ({marks}){order}", series_ids)
-            _group(cursor, out, runs)
+        _group(cursor, out, runs)
     return out
 
 
@@ -114,17 +113,17 @@ def _mark(conn) -> str:  # noqa: ANN001
 
 
 def _group(cursor, out: dict, runs: dict) -> None:  # noqa: ANN001
-    """Appends the cursor's (series id, run id, value) rows of out's series
-    and of runs to out, in batches (a fetchall of millions would hold them
-    all twice)."""
+    """Appends the cursor's (series id, run id, packed values) rows of out's
+    series and of runs to out as (run id, value), in batches (a fetchall of
+    millions would hold them all twice)."""
     while True:
         rows = cursor.fetchmany(100_000)
         if not rows:
             return
-        for sid, run_id, value in rows:
+        for sid, run_id, packed in rows:
             samples = out.get(sid)
             if samples is not None and run_id in runs:
-                samples.append((run_id, value))
+                samples.extend((run_id, v) for v in schema.unpack(packed))
 
 
 @dataclass
@@ -196,16 +195,22 @@ def _sample_array(conn, series_ids: list[int]) -> np.ndarray:  # noqa: ANN001
     plain scan of the table, no index walk and no sort."""
     if not series_ids:
         return np.zeros((0, 3))
-    query, params = "SELECT series_id, run_id, value FROM samples", ()
+    query, params = "SELECT series_id, run_id, packed FROM samples", ()
     if len(series_ids) <= WHOLE_TABLE_SERIES:
         query += f" WHERE series_id IN ({', '.join([_mark(conn)] * len(series_ids))})"
         params = tuple(series_ids)
-    parts = [np.zeros(0)]
+    keys, blobs = [np.zeros(0)], []
     with closing(conn.connection.cursor()) as cursor:
         cursor.execute(query, params)
         while batch := cursor.fetchmany(100_000):
-            parts.append(np.fromiter(chain.from_iterable(batch), np.float64, 3 * len(batch)))
-    rows = np.concatenate(parts).reshape(-1, 3)
+            keys.append(np.fromiter(chain.from_iterable((s, r, len(p)) for s, r, p in batch),
+                                    np.float64, 3 * len(batch)))
+            blobs.extend(bytes(p) for _, _, p in batch)
+    key = np.concatenate(keys).reshape(-1, 3)
+    # each row's series and run, once per value its packed column holds
+    counts = key[:, 2].astype(np.int64) // schema.VALUE_BYTES
+    values = np.frombuffer(b"".join(blobs), dtype="<f8").astype(np.float64)
+    rows = np.column_stack((np.repeat(key[:, 0], counts), np.repeat(key[:, 1], counts), values))
     return rows[np.isin(rows[:, 0].astype(np.int64), np.array(series_ids, dtype=np.int64))]
 
 
