@@ -82,7 +82,7 @@ import numpy as np
 
 from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
 from pmubench.runs import benchjson
-from pmubench.verdicts import alloc_sites, attribution, gates, stats, thresholds, work
+from pmubench.verdicts import alloc_sites, attribution, batch, gates, stats, thresholds, work
 from pmubench.verdicts import metrics as metrics_model
 from pmubench.runs import machines, matching
 # The row model lives in rows.py; its names are comparison's too.
@@ -178,17 +178,6 @@ def _side(sample: matching.Sample, rounds: int) -> Side:
     # sample.values is the sample's own list (BenchmarkRuns.sample makes one).
     return Side(stats.median(sample.values), len(sample.values),
                 sample.source, sample.values, rounds)
-
-
-def _repetitions(values: list[float], rounds: int) -> Side:
-    """_side of a sample of repetitions (values: more than one), with a
-    list of its own: what BenchmarkRuns.sample and _side give, made
-    without them (a large suite has hundreds of thousands)."""
-    ordered = sorted(values)
-    n = len(ordered)
-    mid = n // 2
-    center = ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-    return Side(center, n, matching.REPETITIONS, list(values), rounds)
 
 
 def rounds_of(bench: benchjson.BenchFile) -> int:
@@ -351,18 +340,8 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                           baseline.path, contender.path)
     pairing = matching.pair(baseline, contender)
     metrics = selected_metrics = [m for m in file_metrics if selected(m, metric_patterns)]
-    # Each row's sides first; then the tests, many rows at once; then verdicts.
-    staged, pending = _stage_rows(pairing, metrics, overrides, rounds_of(baseline),
-                                  rounds_of(contender), backend.name)
-    results = _test_many(pending, alpha, _rows_tested_callback(progress, len(pending)))
-    changed_work = {b.name: w for b, c in pairing.common
-                    for w in [work.change(b, c)] if w is not None}
-    rows: list[Row] = []
-    for index, (name, metric, unit, b, c, threshold, higher) in enumerate(staged):
-        j = judge(b, c, threshold, higher, alpha, results.get(index))
-        rows.append(Row(name, metric, unit, b, c, j.change, j.p_value,
-                        j.interval, j.mode, threshold, higher, j.verdict,
-                        changed_work.get(name)))
+    rows = _judged_rows(pairing, metrics, overrides, (rounds_of(baseline), rounds_of(contender)),
+                        backend.name, alpha, progress)
     by_metric: dict[str, list[Row]] = {}
     for r in rows:
         by_metric.setdefault(r.metric, []).append(r)
@@ -429,18 +408,70 @@ def _layout_sensitive(*groups: matching.BenchmarkRuns) -> bool:
                if r.raw)
 
 
+def _judged_rows(pairing: matching.Pairing, metrics: list[str],
+                 overrides: list[thresholds.Override], rounds: tuple[int, int],
+                 backend: str, alpha: float,
+                 progress: Callable[[str, int, int], None] | None) -> list[Row]:
+    """Every row with its verdict, in order (metric by metric, benchmarks
+    in pairing order): each row's sides first; then the tests, many rows
+    at once; then the verdicts, a block of rows at a time where both sides
+    are repetitions of files of one run (batch.py), row by row for the
+    rest."""
+    staged, pending, blocks = _stage_rows(pairing, metrics, overrides, rounds, backend)
+    in_blocks = sum(len(block[2]) for block in blocks.values())
+    tested = _rows_tested_callback(progress, len(pending) + in_blocks)
+    results = _test_many(pending, alpha, tested)
+    changed_work = {b.name: w for b, c in pairing.common
+                    for w in [work.change(b, c)] if w is not None}
+    slots: list = [None] * (len(staged) + in_blocks)
+    for index, (slot, name, metric, unit, b, c, threshold, higher) in enumerate(staged):
+        j = judge(b, c, threshold, higher, alpha, results.get(index))
+        slots[slot] = Row(name, metric, unit, b, c, j.change, j.p_value,
+                          j.interval, j.mode, threshold, higher, j.verdict,
+                          changed_work.get(name))
+    for (metric, _, _, _), (threshold, higher, block) in blocks.items():
+        _judge_block(metric, threshold, higher, block, alpha, changed_work, slots)
+        if tested:
+            tested(len(block))
+    return slots
+
+
+def _judge_block(metric: str, threshold: thresholds.Threshold, higher: bool,
+                 block: list[tuple[int, str, str, list[float], list[float]]],
+                 alpha: float, changed_work: dict, slots: list) -> None:
+    """The rows of one block (one metric and threshold, n vs m repetitions,
+    files of one run each) judged at once (batch.py), each put in its slot."""
+    j = batch.judge_block(_matrix([item[3] for item in block]),
+                          _matrix([item[4] for item in block]), threshold, higher, alpha)
+    for (slot, name, unit, b_values, c_values), bc, cc, change, p, interval, verdict in zip(
+            block, j.b_centers, j.c_centers, j.changes, j.p_values, j.intervals,
+            j.verdicts):
+        slots[slot] = Row(name, metric, unit,
+                          Side(bc, len(b_values), matching.REPETITIONS, list(b_values), 1),
+                          Side(cc, len(c_values), matching.REPETITIONS, list(c_values), 1),
+                          change, p, interval, j.mode, threshold, higher, verdict,
+                          changed_work.get(name))
+
+
 def _stage_rows(pairing: matching.Pairing, metrics: list[str],
-                overrides: list[thresholds.Override], b_rounds: int, c_rounds: int,
-                backend: str) -> tuple[list[tuple[str, str, str, Side, Side, thresholds.Threshold, bool]],
-                           list[tuple[int, list[float], list[float]]]]:
-    """Every row before its verdict: (benchmark, metric, unit, baseline side,
-    contender side, threshold, higher_is_better) of each (metric, benchmark)
-    both files measured; and the samples the test compares, as (index of
-    the row, baseline sample, contender sample)."""
-    staged: list[tuple[str, str, str, Side, Side, thresholds.Threshold, bool]] = []
+                overrides: list[thresholds.Override], rounds: tuple[int, int],
+                backend: str) -> tuple[list[tuple], list[tuple[int, list[float], list[float]]],
+                                       dict[tuple, list[tuple]]]:
+    """Every row before its verdict, each with its slot (its place in row
+    order). Rows whose sides are both repetitions, in files of one run
+    each, go into blocks: {(metric, layout sensitive, n, m): (threshold,
+    higher_is_better, [(slot, benchmark, unit, baseline values, contender
+    values)])}. The
+    others are staged: (slot, benchmark, metric, unit, baseline side,
+    contender side, threshold, higher_is_better), with the samples the
+    test compares as (index in staged, baseline sample, contender sample)."""
+    staged: list[tuple] = []
     pending: list[tuple[int, list[float], list[float]]] = []
+    blocks: dict[tuple, list[tuple]] = {}
     layout = [_layout_sensitive(b, c) for b, c in pairing.common]
     columns = [(b.columns(), c.columns()) for b, c in pairing.common]
+    by_block = rounds == (1, 1)
+    slot = 0
     for metric in metrics:
         by_layout = {flag: thresholds.resolve(metric, overrides, backend, flag)
                      for flag in (False, True)}
@@ -449,21 +480,26 @@ def _stage_rows(pairing: matching.Pairing, metrics: list[str],
         for (b_runs, c_runs), sensitive, (b_cols, c_cols) in zip(pairing.common, layout,
                                                                   columns):
             b_values, c_values = b_cols.get(metric, ()), c_cols.get(metric, ())
-            if len(b_values) > 1 and len(c_values) > 1:    # the common case, inline
-                b = _repetitions(b_values, b_rounds)
-                c = _repetitions(c_values, c_rounds)
-            else:
-                b_sample, c_sample = b_runs.sample(metric), c_runs.sample(metric)
-                if b_sample is None or c_sample is None:
-                    continue
-                b, c = _side(b_sample, b_rounds), _side(c_sample, c_rounds)
             threshold = by_layout[sensitive]
+            unit = b_runs.time_unit if time_metric else ""
+            if by_block and len(b_values) > 1 and len(c_values) > 1:  # the common case
+                key = (metric, sensitive, len(b_values), len(c_values))
+                block = blocks.get(key)
+                if block is None:
+                    block = blocks[key] = (threshold, higher, [])
+                block[2].append((slot, b_runs.name, unit, b_values, c_values))
+                slot += 1
+                continue
+            b_sample, c_sample = b_runs.sample(metric), c_runs.sample(metric)
+            if b_sample is None or c_sample is None:
+                continue
+            b, c = _side(b_sample, rounds[0]), _side(c_sample, rounds[1])
             samples = test_samples(b, c, threshold)
             if samples is not None:
                 pending.append((len(staged), *samples))
-            unit = b_runs.time_unit if time_metric else ""
-            staged.append((b_runs.name, metric, unit, b, c, threshold, higher))
-    return staged, pending
+            staged.append((slot, b_runs.name, metric, unit, b, c, threshold, higher))
+            slot += 1
+    return staged, pending, blocks
 
 
 def _rows_tested_callback(progress: Callable[[str, int, int], None] | None,

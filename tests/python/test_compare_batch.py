@@ -1,0 +1,95 @@
+"""Tests for scripts/pmubench/verdicts/batch.py: a block of rows judged at
+once gives, row by row, what comparison.judge gives."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+from pmubench.runs import benchjson, matching
+from pmubench.verdicts import batch, stats, thresholds
+from pmubench.verdicts import comparison as cmp
+
+_EDGES = [[-0.0, 0.0], [0.0, -0.0], [3.0, 1.0, 2.0], [2.0, 2.0, 1.0, 7.5],
+          [-4.0, 1e300, 0.5, 9.0, 9.0], [0.0, 0.0, 0.0], [-0.0, -0.0, 1.0, -1.0]]
+
+
+def test_medians_are_stats_median_bit_for_bit():
+    """Odd and even sizes, ties, negatives and signed zeros (a zero
+    median keeps the sign sorted() gives it)."""
+    rng = random.Random(5)
+    samples = _EDGES + [[rng.uniform(-5, 5) for _ in range(rng.randint(2, 9))]
+                        for _ in range(300)]
+    for size in {len(s) for s in samples}:
+        group = [s for s in samples if len(s) == size]
+        got = batch.medians(np.array(group, dtype=float)).tolist()
+        assert [repr(g) for g in got] == [repr(stats.median(s)) for s in group]
+
+
+def _samples(rng: random.Random, size: int) -> list[float]:
+    kind = rng.randrange(6)
+    if kind == 0:
+        return [100.0] * size                       # every value equal
+    if kind == 1:
+        return [float(rng.randrange(3)) for _ in range(size)]   # ties, zeros
+    if kind == 2:
+        return [rng.choice([-1.0, 0.0, 2.0]) for _ in range(size)]
+    scale = rng.choice([1.0, 1.02, 1.3, 0.7])
+    return [100.0 * scale * rng.uniform(0.99, 1.01) for _ in range(size)]
+
+
+def _one_by_one(b_rows, c_rows, threshold, higher, alpha):
+    out = []
+    for b, c in zip(b_rows, c_rows):
+        side_b = cmp.Side(stats.median(b), len(b), matching.REPETITIONS, b)
+        side_c = cmp.Side(stats.median(c), len(c), matching.REPETITIONS, c)
+        # The test as compare() ran it before blocks: the _many functions
+        # (scipy's per-row mannwhitneyu can differ in the last bit).
+        one_b, one_c = np.array([b]), np.array([c])
+        tested = (float(stats.mann_whitney_p_many(one_b, one_c)[0]),
+                  stats.ratio_interval_many(one_b, one_c, alpha)[0])
+        j = cmp.judge(side_b, side_c, threshold, higher, alpha, tested)
+        out.append((side_b.center, side_c.center, j.change, j.p_value,
+                    j.interval, j.mode, j.verdict))
+    return out
+
+
+def test_a_block_judges_each_row_as_judge_does():
+    """Sizes with the test (5 vs 5, 4 vs 6, 10 vs 10) and without (2 vs 2,
+    3 vs 3: complete separation), metrics worse higher and lower, exact
+    and noisy, a threshold off: every field equal, row by row."""
+    rng = random.Random(11)
+    rules = [thresholds.parse_override("context-switches=2")]
+    verdicts = set()
+    for n, m in ((5, 5), (4, 6), (10, 10), (2, 2), (3, 3)):
+        for metric in ("instructions", "real_time", "IPC", "task-clock",
+                       "context-switches", "pmu_running_fraction"):
+            threshold = thresholds.resolve(metric, rules)
+            higher = benchjson.is_higher_better(metric)
+            b_rows = [_samples(rng, n) for _ in range(60)]
+            c_rows = [[v * rng.choice([1.0, 1.1, 0.9]) for v in _samples(rng, m)]
+                      for _ in range(60)]
+            for alpha in (0.05, 0.2):
+                block = batch.judge_block(np.array(b_rows), np.array(c_rows),
+                                          threshold, higher, alpha)
+                got = list(zip(block.b_centers, block.c_centers, block.changes,
+                               block.p_values, block.intervals,
+                               [block.mode] * len(b_rows), block.verdicts))
+                want = _one_by_one(b_rows, c_rows, threshold, higher, alpha)
+                assert _texts(got) == _texts(want), (n, m, metric, alpha)
+                verdicts.update(block.verdicts)
+    assert verdicts == {cmp.REGRESSION, cmp.IMPROVEMENT, cmp.NO_CHANGE, cmp.NOT_GATED}
+
+
+def _texts(rows):
+    """Each row with its floats as repr (-0.0 apart from 0.0, inf and nan
+    kept)."""
+    def text(x):
+        if isinstance(x, float):
+            return "nan" if math.isnan(x) else repr(x)
+        if isinstance(x, stats.Interval):
+            return (repr(x.low), repr(x.high), repr(x.level))
+        return x
+    return [tuple(text(x) for x in row) for row in rows]
