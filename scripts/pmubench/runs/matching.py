@@ -61,6 +61,10 @@ class BenchmarkRuns:
     _names: list[str] | None = field(default=None, repr=False, compare=False)
 
     def metric_names(self) -> list[str]:
+        if self._names is None and not self.aggregates:
+            # The iterations' metrics in order of first sight: what
+            # columns() keys (a suite's benchmarks have no aggregates).
+            self._names = list(self.columns())
         if self._names is None:
             seen: dict[str, None] = {}
             for run in self.iterations + list(self.aggregates.values()):
