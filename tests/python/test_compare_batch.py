@@ -3,6 +3,7 @@ once gives, row by row, what comparison.judge gives."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
@@ -93,3 +94,51 @@ def _texts(rows):
             return (repr(x.low), repr(x.high), repr(x.level))
         return x
     return [tuple(text(x) for x in row) for row in rows]
+
+
+def _file(tmp_path, name, reps, scale, extra=None):
+    rng = random.Random(name)
+    runs = []
+    for b in range(12):
+        bench = f"BM_Case/{b}"
+        for i in range(reps[b % len(reps)]):
+            slow = scale if b % 4 == 0 else 1.0
+            run = {"name": bench, "family_index": 0, "per_family_instance_index": b,
+                   "run_name": bench, "run_type": "iteration", "repetitions": 5,
+                   "repetition_index": i, "threads": 1, "iterations": 1000,
+                   "real_time": (10.0 + b) * slow * rng.uniform(0.98, 1.02),
+                   "cpu_time": (10.0 + b) * slow * rng.uniform(0.98, 1.02),
+                   "time_unit": "us" if b % 3 else "ns",
+                   "instructions": (100.0 + b) * slow, "page-faults": float(b % 2),
+                   "context-switches": -0.0 if b % 5 else 0.0}
+            run.update(extra or {})
+            runs.append(run)
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps({"context": {"host_name": "vm"}, "benchmarks": runs}))
+    return str(path)
+
+
+def test_the_column_path_gives_the_rows_of_the_row_by_row_path(tmp_path):
+    """Files of one shape are judged from their metric columns; the same
+    files without them (row by row, then blocks of staged rows) give the
+    same rows: sizes 5 vs 5, 3 vs 4 and 2 vs 6, a metric one file lacks,
+    signed zeros, two time units."""
+    base = benchjson.load(_file(tmp_path, "base", [5, 3, 2], 1.0))
+    head = benchjson.load(_file(tmp_path, "head", [5, 4, 6], 1.3, {"minor-faults": 1.0}))
+    assert base.metric_columns() is not None and head.metric_columns() is not None
+    by_columns = cmp.compare(base, head)
+    base.shared_columns = head.shared_columns = None
+    by_rows = cmp.compare(base, head)
+    assert len(by_columns.rows) == len(by_rows.rows) == 12 * 5
+    assert repr(by_columns.rows) == repr(by_rows.rows)
+    assert {r.verdict for r in by_columns.rows} >= {cmp.REGRESSION, cmp.NO_CHANGE}
+
+
+def test_metric_columns_are_given_only_for_the_runs_they_describe(tmp_path):
+    bench = benchjson.load(_file(tmp_path, "base", [5], 1.0))
+    columns = bench.metric_columns()
+    assert list(columns) == ["real_time", "cpu_time", "instructions", "page-faults",
+                             "context-switches"]
+    assert list(columns["instructions"]) == [r.metrics["instructions"] for r in bench.runs]
+    bench.runs = bench.runs[:-1]
+    assert bench.metric_columns() is None

@@ -53,6 +53,9 @@ class BenchmarkRuns:
     iterations: list[benchjson.Run] = field(default_factory=list)
     aggregates: dict[str, benchjson.Run] = field(default_factory=dict)
     error: str = ""
+    # Where each iteration is in the file's runs (BenchFile.metric_columns'
+    # rows), in order.
+    indexes: list[int] = field(default_factory=list, repr=False, compare=False)
     # Each metric's values over the iterations, in order, and the metric
     # names: made on first use, once the runs are grouped (a large suite
     # asks for every metric of every benchmark).
@@ -119,7 +122,7 @@ def group_runs(bench: benchjson.BenchFile,
     groups: dict[str, BenchmarkRuns] = {}
     seen: dict[str, list] = {}
     keys: dict[str, str] = {}     # run name -> match key: each once
-    for run in bench.runs:
+    for index, run in enumerate(bench.runs):
         key = keys.get(run.run_name)
         if key is None:
             key = keys[run.run_name] = match_key(run.run_name)
@@ -145,6 +148,7 @@ def group_runs(bench: benchjson.BenchFile,
             group.aggregates[run.aggregate_name] = run
         else:
             group.iterations.append(run)
+            group.indexes.append(index)
     if registrations is not None:
         registrations.update({k: v for k, v in seen.items() if len(v) > 1})
     return groups
