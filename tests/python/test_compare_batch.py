@@ -142,3 +142,18 @@ def test_metric_columns_are_given_only_for_the_runs_they_describe(tmp_path):
     assert list(columns["instructions"]) == [r.metrics["instructions"] for r in bench.runs]
     bench.runs = bench.runs[:-1]
     assert bench.metric_columns() is None
+
+
+def test_files_of_one_shape_still_say_when_the_work_changed(tmp_path):
+    """The column path looks for work changes only where there can be one
+    (a label or a rate): a changed label and a changed rate are found."""
+    for field, base_value, head_value in (("label", "74%", "73%"),
+                                          ("items_per_second", 1e6, 2e6)):
+        base = benchjson.load(_file(tmp_path, "base", [5], 1.0, {field: base_value}))
+        head = benchjson.load(_file(tmp_path, "head", [5], 1.0, {field: head_value}))
+        assert base.metric_columns() is not None
+        rows = cmp.compare(base, head).rows
+        assert rows and all(r.work is not None for r in rows), field
+    plain = cmp.compare(benchjson.load(_file(tmp_path, "base", [5], 1.0)),
+                        benchjson.load(_file(tmp_path, "head", [5], 1.0)))
+    assert all(r.work is None for r in plain.rows)

@@ -151,6 +151,14 @@ def group_runs(bench: benchjson.BenchFile,
             group.indexes.append(index)
     if registrations is not None:
         registrations.update({k: v for k, v in seen.items() if len(v) > 1})
+    columns = bench.metric_columns()
+    if columns is not None:
+        # Every run has every metric of the columns, in their order: what
+        # metric_names() would find in each benchmark of iterations only.
+        names = list(columns)
+        for group in groups.values():
+            if group.iterations and not group.aggregates:
+                group._names = names
     return groups
 
 

@@ -447,8 +447,7 @@ def _judged_rows(pairing: matching.Pairing, metrics: list[str],
     in_blocks = sum(len(block.slots) for block in blocks)
     tested = _rows_tested_callback(progress, len(pending) + in_blocks)
     results = _test_many(pending, alpha, tested)
-    changed_work = {b.name: w for b, c in pairing.common
-                    for w in [work.change(b, c)] if w is not None}
+    changed_work = _work_changes(pairing, files)
     slots: list = [None] * (len(staged) + in_blocks)
     for index, (slot, name, metric, unit, b, c, threshold, higher) in enumerate(staged):
         j = judge(b, c, threshold, higher, alpha, results.get(index))
@@ -460,6 +459,19 @@ def _judged_rows(pairing: matching.Pairing, metrics: list[str],
         if tested:
             tested(len(block.slots))
     return slots
+
+
+def _work_changes(pairing: matching.Pairing,
+                  files: tuple[benchjson.BenchFile, benchjson.BenchFile]) -> dict:
+    """{benchmark: work.change} where the work changed. Files of one shape
+    without a rate (items or bytes per second) and without labels have no
+    change to find: that is said without a look at each benchmark."""
+    columns = [f.metric_columns() for f in files]
+    if all(c is not None and not any(rate in c for rate in benchjson.RATE_METRICS)
+           for c in columns) and not any(r.label for f in files for r in f.runs):
+        return {}
+    return {b.name: w for b, c in pairing.common
+            for w in [work.change(b, c)] if w is not None}
 
 
 def _judge_block(block: _Block, alpha: float, changed_work: dict, slots: list) -> None:
