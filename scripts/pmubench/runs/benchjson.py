@@ -650,9 +650,15 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
     metric_keys = [k for k in shape if k not in STRUCTURAL_FIELDS]
     columns = dict(zip(shape, zip(*map(dict.values, objs))))
     rare = any(k in _RARE_FIELDS or k.startswith(PROFILE_FIELD_PREFIX) for k in shape)
-    fields = None if rare else _structural_columns(columns, len(objs))
-    more = None if fields is None else _more_columns(columns, len(objs))
-    if more is None or not all(_finite_floats(k, columns[k]) for k in metric_keys):
+    # Each column's types, found once: the checks below ask for most twice.
+    _TYPES.update((id(col), (col, set(map(type, col)))) for col in columns.values())
+    try:
+        fields = None if rare else _structural_columns(columns, len(objs))
+        more = None if fields is None else _more_columns(columns, len(objs))
+        passed = more is not None and all(_finite_floats(k, columns[k]) for k in metric_keys)
+    finally:
+        _TYPES.clear()
+    if not passed:
         return [_common_run(obj, path) for obj in objs]
     if out_columns is not None:
         out_columns.update((k, columns[k]) for k in metric_keys)
@@ -662,7 +668,15 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
     return list(map(Run, *fields, metrics, *more, objs))
 
 
+# id of a column -> (the column, its types), while _shape_runs checks one
+# shape (the column is kept, so its id stays its own).
+_TYPES: dict[int, tuple[tuple, set[type]]] = {}
+
+
 def _types(column: tuple) -> set[type]:
+    seen = _TYPES.get(id(column))
+    if seen is not None and seen[0] is column:
+        return seen[1]
     return set(map(type, column))
 
 
@@ -674,8 +688,12 @@ def _int_column(column: tuple, minimum: int) -> bool:
 def _finite_floats(key: str, column: tuple) -> bool:
     """True when every value is a finite float (and a time not negative):
     what _metrics keeps as it is."""
-    return (_types(column) == {float} and all(map(math.isfinite, column))
-            and (key not in TIME_METRICS or min(column) >= 0))
+    if _types(column) != {float}:
+        return False
+    # A finite sum has no infinity or NaN in it (either would carry
+    # through); only a sum that overflowed needs the look at each value.
+    finite = math.isfinite(sum(column)) or all(map(math.isfinite, column))
+    return finite and (key not in TIME_METRICS or min(column) >= 0)
 
 
 def _structural_columns(columns: dict[str, tuple], count: int) -> list | None:
