@@ -79,7 +79,7 @@ class BadInput(Exception):
     """Input that cannot be used; the message names the file and the fix."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Run:
     name: str                  # full name, aggregates carry "_mean" etc.
     run_name: str              # name without the aggregate suffix
