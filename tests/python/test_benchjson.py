@@ -184,8 +184,12 @@ def test_runs_checked_a_column_at_a_time_are_the_runs_checked_one_by_one():
         {"label": 3}, {"time_unit": "fortnights"}, {"pmubench_layout_sensitive": True},
         {"error_occurred": True, "error_message": "boom"}, {"instructions": [1.0]},
         {"family_index": -1}, {"repetitions": True}, {"instructions": float("inf")},
+        # Finite values whose sum overflows (the column's quick check), and
+        # infinities of both signs in one column (their sum is NaN).
+        {"instructions": 1.7e308}, {"real_time": float("-inf")},
     ]
     files = [[dict(base, **v)] * 2 + [dict(base, name="BM_B")] for v in variants]
+    files.append([dict(base, instructions=float("inf")), dict(base, instructions=-float("inf"))])
     files.append([base, aggregate, dict(aggregate, instructions=float("nan"))])
     files.append([base, dict(aggregate, aggregate_name="BigO")])
     files.append([dict(base, name=f"BM_{i}", real_time=float(i)) for i in range(50)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pmubench.runs import benchjson
@@ -141,3 +143,43 @@ def test_two_registrations_of_one_name_are_kept_apart():
     rows = {r.benchmark: r for r in comparison.compare(merged, merged).rows
             if r.metric == "instructions"}
     assert rows["BM_X/threads:8"].baseline.n == 10 and rows["BM_X/threads:8#2"].baseline.n == 10
+
+
+def _one_shape_file(tmp_path, order):
+    runs = [{"name": name, "family_index": fam, "per_family_instance_index": 0,
+             "run_name": name, "run_type": "iteration", "repetitions": 3,
+             "repetition_index": i, "threads": 1, "iterations": 10,
+             "real_time": 1.0 + i, "cpu_time": 1.0, "time_unit": "ns"}
+            for i, (name, fam) in enumerate(order)]
+    path = tmp_path / "one_shape.json"
+    path.write_text(json.dumps({"context": {}, "benchmarks": runs}))
+    return benchjson.load(str(path))
+
+
+def test_a_file_of_one_shape_groups_by_stretches_as_run_by_run(tmp_path):
+    """Runs of a name next to each other, apart (interleaved), two
+    registrations of one name and a /repeats: name: the groups made a
+    stretch at a time are the groups made run by run."""
+    order = [("BM_A", 0), ("BM_A", 0), ("BM_B/repeats:3", 1), ("BM_A", 0),
+             ("BM_B", 1), ("BM_A", 2), ("BM_A", 2), ("BM_C", 3)]
+    bench = _one_shape_file(tmp_path, order)
+    assert bench.metric_columns() is not None
+    regs_fast: dict = {}
+    fast = matching.group_runs(bench, regs_fast)
+    bench.shared_columns = None
+    regs_slow: dict = {}
+    slow = matching.group_runs(bench, regs_slow)
+    assert list(fast) == list(slow) == ["BM_A", "BM_B", "BM_A#2", "BM_C"]
+    assert regs_fast == regs_slow == {"BM_A": [(0, 0), (2, 0)]}
+    for key in fast:
+        assert fast[key].iterations == slow[key].iterations
+        assert fast[key].indexes == slow[key].indexes
+    assert fast["BM_A"].indexes == [0, 1, 3]
+
+
+def test_a_file_of_one_shape_refuses_two_time_units_in_a_benchmark(tmp_path):
+    bench = _one_shape_file(tmp_path, [("BM_A", 0), ("BM_B", 1), ("BM_A", 0)])
+    bench.runs[2].time_unit = "us"
+    assert bench.metric_columns() is not None
+    with pytest.raises(benchjson.BadInput, match="BM_A has runs in both ns and us"):
+        matching.group_runs(bench)

@@ -3,6 +3,7 @@ what test_compare_cli.py checks through the script)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from pmubench.runs import benchjson
@@ -15,8 +16,8 @@ def test_markdown_details_stay_under_githubs_comment_limit(fixture_path):
     cont = benchjson.load(str(fixture_path("compare", "instr_regression.json")))
     # 40 copies of every benchmark under new names: ~2,500 rows.
     for side in (base, cont):
-        side.runs = [benchjson.Run(**{**vars(r), "run_name": f"{r.run_name}/copy:{i}",
-                                      "name": f"{r.name}/copy:{i}"})
+        side.runs = [dataclasses.replace(r, run_name=f"{r.run_name}/copy:{i}",
+                                         name=f"{r.name}/copy:{i}")
                      for i in range(40) for r in side.runs]
     result = comparison.compare(base, cont)
     assert len(result.rows) > render_markdown.MAX_DETAIL_ROWS

@@ -124,20 +124,6 @@ def test_small_samples_gate_only_deterministic_metrics():
                   [120.0, 121.0, 122.0, 120.5, 121.5], "real_time")[0] == cmp.REGRESSION
 
 
-def test_a_sample_of_repetitions_made_inline_is_the_one_sample_makes():
-    """_stage_rows makes the Side of repetitions on both sides without
-    BenchmarkRuns.sample and _side: the same Side, with a list of its own,
-    for odd and even sizes, ties, negatives and -0.0."""
-    rng = random.Random(5)
-    samples = [[-0.0, 0.0], [3.0, 1.0, 2.0], [2.0, 2.0, 1.0, 7.5], [-4.0, 1e300, 0.5, 9.0, 9.0]]
-    samples += [[rng.uniform(-5, 5) for _ in range(rng.randint(2, 9))] for _ in range(200)]
-    for values in samples:
-        inline = cmp._repetitions(values, 2)
-        made = cmp._side(matching.Sample(list(values), matching.REPETITIONS), 2)
-        assert inline == made and repr(inline.center) == repr(made.center)
-        assert inline.values is not values
-
-
 def test_the_samples_of_a_size_group_become_the_array_numpy_makes():
     samples = [[1.0, -0.0, 2.5], [1e-300, 3.0, 4.0], [5.0, 6.0, 7.0]]
     matrix = cmp._matrix(samples)

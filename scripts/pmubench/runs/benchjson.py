@@ -79,7 +79,7 @@ class BadInput(Exception):
     """Input that cannot be used; the message names the file and the fix."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Run:
     name: str                  # full name, aggregates carry "_mean" etc.
     run_name: str              # name without the aggregate suffix
@@ -130,6 +130,21 @@ class BenchFile:
     context: dict[str, Any]
     runs: list[Run]
     complexity_fits: int = 0   # BigO and RMS aggregates left out
+    # Each metric's values over `runs`, in order, when load found every run
+    # of one shape (the same fields, every metric a float): what a
+    # comparison reads a column at a time. Kept with the list it describes:
+    # metric_columns() gives them only while `runs` is that list, unchanged
+    # in length.
+    shared_columns: tuple[list[Run], dict[str, tuple[float, ...]]] | None = field(
+        default=None, repr=False, compare=False)
+
+    def metric_columns(self) -> dict[str, tuple[float, ...]] | None:
+        """Each metric's values over the runs, in run order; None unless
+        every run has every metric (see shared_columns)."""
+        if self.shared_columns is None:
+            return None
+        runs, columns = self.shared_columns
+        return columns if runs is self.runs and len(runs) == len(self.runs) else None
 
     def metric_names(self) -> list[str]:
         """Every metric of any run, time first, then in first-seen order."""
@@ -584,26 +599,30 @@ def _parse_common(obj: Any, path: str) -> BenchFile | None:
         return None
     try:
         context = _check_context(obj.get("context", {}), path)
-        runs = _common_runs(obj["benchmarks"], path)
+        columns: dict[str, tuple[float, ...]] = {}
+        runs = _common_runs(obj["benchmarks"], path, columns)
     except BadInput:
         return None
     if runs is None or any(run is None for run in runs):
         return None
-    return BenchFile(path=path, context=context, runs=runs)
+    return BenchFile(path=path, context=context, runs=runs,
+                     shared_columns=(runs, columns) if columns else None)
 
 
-def _common_runs(objs: list, path: str) -> list[Run | None] | None:
+def _common_runs(objs: list, path: str, columns: dict | None = None
+                 ) -> list[Run | None] | None:
     """_common_run of each element of objs, in order; None when one is
     not an object. The runs of one shape (the same keys in the same
     order: a suite's runs share a few) are checked a column at a time
     (_shape_runs), in C where _common_run goes field by field: on
     180,000 runs a file that was most of the time of reading
-    (scripts/dev/compare_timing.py)."""
+    (scripts/dev/compare_timing.py). columns, when given, receives each
+    metric's values (shared_columns) when every run has one shape."""
     if set(map(type, objs)) != {dict}:
         return None
     keys = list(map(tuple, objs))
     if keys.count(keys[0]) == len(keys):
-        return _shape_runs(keys[0], objs, path)
+        return _shape_runs(keys[0], objs, path, columns)
     shapes: dict[tuple, list[int]] = {}
     for index, shape in enumerate(keys):
         shapes.setdefault(shape, []).append(index)
@@ -622,23 +641,42 @@ _RARE_FIELDS = frozenset({"error_occurred", "complexity_n"}) | FLAG_FIELDS
 _SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
 
 
-def _shape_runs(shape: tuple, objs: list[dict], path: str) -> list[Run | None]:
+def _shape_runs(shape: tuple, objs: list[dict], path: str,
+                out_columns: dict | None = None) -> list[Run | None]:
     """_common_run of each of objs, whose keys are shape (in order): the
-    same Runs, or None where _common_run gives None."""
+    same Runs, or None where _common_run gives None. out_columns, when
+    given, receives each metric's column when every run passed the column
+    checks."""
     metric_keys = [k for k in shape if k not in STRUCTURAL_FIELDS]
     columns = dict(zip(shape, zip(*map(dict.values, objs))))
     rare = any(k in _RARE_FIELDS or k.startswith(PROFILE_FIELD_PREFIX) for k in shape)
-    fields = None if rare else _structural_columns(columns, len(objs))
-    more = None if fields is None else _more_columns(columns, len(objs))
-    if more is None or not all(_finite_floats(k, columns[k]) for k in metric_keys):
+    # Each column's types, found once: the checks below ask for most twice.
+    _TYPES.update((id(col), (col, set(map(type, col)))) for col in columns.values())
+    try:
+        fields = None if rare else _structural_columns(columns, len(objs))
+        more = None if fields is None else _more_columns(columns, len(objs))
+        passed = more is not None and all(_finite_floats(k, columns[k]) for k in metric_keys)
+    finally:
+        _TYPES.clear()
+    if not passed:
         return [_common_run(obj, path) for obj in objs]
+    if out_columns is not None:
+        out_columns.update((k, columns[k]) for k in metric_keys)
     metrics = ([dict(zip(metric_keys, values))
                 for values in zip(*[columns[k] for k in metric_keys])]
                if metric_keys else [{} for _ in objs])
     return list(map(Run, *fields, metrics, *more, objs))
 
 
+# id of a column -> (the column, its types), while _shape_runs checks one
+# shape (the column is kept, so its id stays its own).
+_TYPES: dict[int, tuple[tuple, set[type]]] = {}
+
+
 def _types(column: tuple) -> set[type]:
+    seen = _TYPES.get(id(column))
+    if seen is not None and seen[0] is column:
+        return seen[1]
     return set(map(type, column))
 
 
@@ -650,8 +688,12 @@ def _int_column(column: tuple, minimum: int) -> bool:
 def _finite_floats(key: str, column: tuple) -> bool:
     """True when every value is a finite float (and a time not negative):
     what _metrics keeps as it is."""
-    return (_types(column) == {float} and all(map(math.isfinite, column))
-            and (key not in TIME_METRICS or min(column) >= 0))
+    if _types(column) != {float}:
+        return False
+    # A finite sum has no infinity or NaN in it (either would carry
+    # through); only a sum that overflowed needs the look at each value.
+    finite = math.isfinite(sum(column)) or all(map(math.isfinite, column))
+    return finite and (key not in TIME_METRICS or min(column) >= 0)
 
 
 def _structural_columns(columns: dict[str, tuple], count: int) -> list | None:

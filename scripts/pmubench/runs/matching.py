@@ -21,6 +21,8 @@ Files without those fields pool runs of one name, as before.
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from dataclasses import dataclass, field
 
@@ -53,6 +55,9 @@ class BenchmarkRuns:
     iterations: list[benchjson.Run] = field(default_factory=list)
     aggregates: dict[str, benchjson.Run] = field(default_factory=dict)
     error: str = ""
+    # Where each iteration is in the file's runs (BenchFile.metric_columns'
+    # rows), in order.
+    indexes: list[int] = field(default_factory=list, repr=False, compare=False)
     # Each metric's values over the iterations, in order, and the metric
     # names: made on first use, once the runs are grouped (a large suite
     # asks for every metric of every benchmark).
@@ -61,6 +66,10 @@ class BenchmarkRuns:
     _names: list[str] | None = field(default=None, repr=False, compare=False)
 
     def metric_names(self) -> list[str]:
+        if self._names is None and not self.aggregates:
+            # The iterations' metrics in order of first sight: what
+            # columns() keys (a suite's benchmarks have no aggregates).
+            self._names = list(self.columns())
         if self._names is None:
             seen: dict[str, None] = {}
             for run in self.iterations + list(self.aggregates.values()):
@@ -115,35 +124,74 @@ def group_runs(bench: benchjson.BenchFile,
     groups: dict[str, BenchmarkRuns] = {}
     seen: dict[str, list] = {}
     keys: dict[str, str] = {}     # run name -> match key: each once
-    for run in bench.runs:
-        key = keys.get(run.run_name)
-        if key is None:
-            key = keys[run.run_name] = match_key(run.run_name)
-        reg = run.registration
-        if reg is not None:
-            regs = seen.setdefault(key, [])
-            if reg not in regs:
-                regs.append(reg)
-            number = regs.index(reg) + 1
-            if number > 1:
-                key = f"{key}#{number}"
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = BenchmarkRuns(key, run.time_unit)
-        if run.failed:
-            group.error = run.error_message
-            continue
-        if run.time_unit != group.time_unit:
-            raise benchjson.BadInput(
-                f"{bench.path}: {key} has runs in both {group.time_unit} and "
-                f"{run.time_unit}; write each benchmark with one time unit")
-        if run.run_type == "aggregate":
-            group.aggregates[run.aggregate_name] = run
-        else:
-            group.iterations.append(run)
+    columns = bench.metric_columns()
+    if columns is not None and not any(r.run_type == "aggregate" for r in bench.runs):
+        _group_iterations(bench, groups, keys, seen)
+    else:
+        for index, run in enumerate(bench.runs):
+            group = _group_of(bench.path, run, groups, keys, seen)
+            if run.failed:
+                group.error = run.error_message
+            elif run.run_type == "aggregate":
+                group.aggregates[run.aggregate_name] = run
+            else:
+                group.iterations.append(run)
+                group.indexes.append(index)
     if registrations is not None:
         registrations.update({k: v for k, v in seen.items() if len(v) > 1})
+    if columns is not None:
+        # Every run has every metric of the columns, in their order: what
+        # metric_names() would find in each benchmark of iterations only.
+        names = list(columns)
+        for group in groups.values():
+            if group.iterations and not group.aggregates:
+                group._names = names
     return groups
+
+
+# What a file of benchmarks of repetitions keeps the same along the runs
+# of one benchmark: the name, the registration and the time unit.
+_SEGMENT = operator.attrgetter("run_name", "family_index", "instance_index", "time_unit")
+
+
+def _group_iterations(bench: benchjson.BenchFile, groups: dict[str, BenchmarkRuns],
+                      keys: dict[str, str], seen: dict[str, list]) -> None:
+    """group_runs for a file of iterations none of which failed (a
+    suite's repetitions, one benchmark's runs next to each other): a
+    stretch of runs of one name, registration and unit at a time."""
+    index = 0
+    for _, stretch in itertools.groupby(zip(map(_SEGMENT, bench.runs), bench.runs),
+                                        key=operator.itemgetter(0)):
+        runs = [run for _, run in stretch]
+        group = _group_of(bench.path, runs[0], groups, keys, seen)
+        group.iterations += runs
+        group.indexes += range(index, index + len(runs))
+        index += len(runs)
+
+
+def _group_of(path: str, run: benchjson.Run, groups: dict[str, BenchmarkRuns],
+              keys: dict[str, str], seen: dict[str, list]) -> BenchmarkRuns:
+    """The group a run belongs to (made on first sight). Raises BadInput
+    when a run that did not fail has another time unit than its group."""
+    key = keys.get(run.run_name)
+    if key is None:
+        key = keys[run.run_name] = match_key(run.run_name)
+    reg = run.registration
+    if reg is not None:
+        regs = seen.setdefault(key, [])
+        if reg not in regs:
+            regs.append(reg)
+        number = regs.index(reg) + 1
+        if number > 1:
+            key = f"{key}#{number}"
+    group = groups.get(key)
+    if group is None:
+        group = groups[key] = BenchmarkRuns(key, run.time_unit)
+    if not run.failed and run.time_unit != group.time_unit:
+        raise benchjson.BadInput(
+            f"{path}: {key} has runs in both {group.time_unit} and "
+            f"{run.time_unit}; write each benchmark with one time unit")
+    return group
 
 
 @dataclass

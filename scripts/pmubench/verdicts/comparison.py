@@ -77,12 +77,13 @@ import math
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
 from pmubench.runs import benchjson
-from pmubench.verdicts import alloc_sites, attribution, gates, stats, thresholds, work
+from pmubench.verdicts import alloc_sites, attribution, batch, gates, stats, thresholds, work
 from pmubench.verdicts import metrics as metrics_model
 from pmubench.runs import machines, matching
 # The row model lives in rows.py; its names are comparison's too.
@@ -178,17 +179,6 @@ def _side(sample: matching.Sample, rounds: int) -> Side:
     # sample.values is the sample's own list (BenchmarkRuns.sample makes one).
     return Side(stats.median(sample.values), len(sample.values),
                 sample.source, sample.values, rounds)
-
-
-def _repetitions(values: list[float], rounds: int) -> Side:
-    """_side of a sample of repetitions (values: more than one), with a
-    list of its own: what BenchmarkRuns.sample and _side give, made
-    without them (a large suite has hundreds of thousands)."""
-    ordered = sorted(values)
-    n = len(ordered)
-    mid = n // 2
-    center = ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-    return Side(center, n, matching.REPETITIONS, list(values), rounds)
 
 
 def rounds_of(bench: benchjson.BenchFile) -> int:
@@ -351,18 +341,8 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                           baseline.path, contender.path)
     pairing = matching.pair(baseline, contender)
     metrics = selected_metrics = [m for m in file_metrics if selected(m, metric_patterns)]
-    # Each row's sides first; then the tests, many rows at once; then verdicts.
-    staged, pending = _stage_rows(pairing, metrics, overrides, rounds_of(baseline),
-                                  rounds_of(contender), backend.name)
-    results = _test_many(pending, alpha, _rows_tested_callback(progress, len(pending)))
-    changed_work = {b.name: w for b, c in pairing.common
-                    for w in [work.change(b, c)] if w is not None}
-    rows: list[Row] = []
-    for index, (name, metric, unit, b, c, threshold, higher) in enumerate(staged):
-        j = judge(b, c, threshold, higher, alpha, results.get(index))
-        rows.append(Row(name, metric, unit, b, c, j.change, j.p_value,
-                        j.interval, j.mode, threshold, higher, j.verdict,
-                        changed_work.get(name)))
+    rows = _judged_rows(pairing, metrics, overrides, (baseline, contender),
+                        backend.name, alpha, progress)
     by_metric: dict[str, list[Row]] = {}
     for r in rows:
         by_metric.setdefault(r.metric, []).append(r)
@@ -429,18 +409,141 @@ def _layout_sensitive(*groups: matching.BenchmarkRuns) -> bool:
                if r.raw)
 
 
-def _stage_rows(pairing: matching.Pairing, metrics: list[str],
-                overrides: list[thresholds.Override], b_rounds: int, c_rounds: int,
-                backend: str) -> tuple[list[tuple[str, str, str, Side, Side, thresholds.Threshold, bool]],
-                           list[tuple[int, list[float], list[float]]]]:
-    """Every row before its verdict: (benchmark, metric, unit, baseline side,
-    contender side, threshold, higher_is_better) of each (metric, benchmark)
-    both files measured; and the samples the test compares, as (index of
-    the row, baseline sample, contender sample)."""
-    staged: list[tuple[str, str, str, Side, Side, thresholds.Threshold, bool]] = []
+class _Block(NamedTuple):
+    """Rows of one metric and threshold whose sides are n vs m repetitions
+    of files of one run each, judged at once (batch.py): their slots (places
+    in row order), benchmarks and units, and the values, a row each; the
+    values' own lists when staged row by row (None: the matrices' rows)."""
+    metric: str
+    threshold: thresholds.Threshold
+    higher: bool
+    slots: list[int]
+    names: list[str]
+    units: list[str]
+    b: np.ndarray
+    c: np.ndarray
+    b_lists: list[list[float]] | None = None
+    c_lists: list[list[float]] | None = None
+
+
+def _judged_rows(pairing: matching.Pairing, metrics: list[str],
+                 overrides: list[thresholds.Override],
+                 files: tuple[benchjson.BenchFile, benchjson.BenchFile],
+                 backend: str, alpha: float,
+                 progress: Callable[[str, int, int], None] | None) -> list[Row]:
+    """Every row with its verdict, in order (metric by metric, benchmarks
+    in pairing order). Two files of one run each whose benchmarks all have
+    repetitions on both sides are judged a column at a time, a block per
+    metric and sample sizes (_column_blocks); any other pair of files row
+    by row first (_stage_rows: the sides, then the tests, many rows at
+    once, then the verdicts), with blocks where it can."""
+    rounds = rounds_of(files[0]), rounds_of(files[1])
+    blocks = (_column_blocks(pairing, metrics, overrides, backend, files)
+              if rounds == (1, 1) else None)
+    staged: list[tuple] = []
     pending: list[tuple[int, list[float], list[float]]] = []
+    if blocks is None:
+        staged, pending, blocks = _stage_rows(pairing, metrics, overrides, rounds, backend)
+    in_blocks = sum(len(block.slots) for block in blocks)
+    tested = _rows_tested_callback(progress, len(pending) + in_blocks)
+    results = _test_many(pending, alpha, tested)
+    changed_work = _work_changes(pairing, files)
+    slots: list = [None] * (len(staged) + in_blocks)
+    for index, (slot, name, metric, unit, b, c, threshold, higher) in enumerate(staged):
+        j = judge(b, c, threshold, higher, alpha, results.get(index))
+        slots[slot] = Row(name, metric, unit, b, c, j.change, j.p_value,
+                          j.interval, j.mode, threshold, higher, j.verdict,
+                          changed_work.get(name))
+    for block in blocks:
+        _judge_block(block, alpha, changed_work, slots)
+        if tested:
+            tested(len(block.slots))
+    return slots
+
+
+def _work_changes(pairing: matching.Pairing,
+                  files: tuple[benchjson.BenchFile, benchjson.BenchFile]) -> dict:
+    """{benchmark: work.change} where the work changed. Files of one shape
+    without a rate (items or bytes per second) and without labels have no
+    change to find: that is said without a look at each benchmark."""
+    columns = [f.metric_columns() for f in files]
+    if all(c is not None and not any(rate in c for rate in benchjson.RATE_METRICS)
+           for c in columns) and not any(r.label for f in files for r in f.runs):
+        return {}
+    return {b.name: w for b, c in pairing.common
+            for w in [work.change(b, c)] if w is not None}
+
+
+def _judge_block(block: _Block, alpha: float, changed_work: dict, slots: list) -> None:
+    """The rows of one block judged at once (batch.py), each put in its slot."""
+    j = batch.judge_block(block.b, block.c, block.threshold, block.higher, alpha)
+    n, m = block.b.shape[1], block.c.shape[1]
+    b_lists = block.b.tolist() if block.b_lists is None else map(list, block.b_lists)
+    c_lists = block.c.tolist() if block.c_lists is None else map(list, block.c_lists)
+    metric, threshold, higher, mode = block.metric, block.threshold, block.higher, j.mode
+    for slot, name, unit, b_values, c_values, bc, cc, change, p, interval, verdict in zip(
+            block.slots, block.names, block.units, b_lists, c_lists, j.b_centers,
+            j.c_centers, j.changes, j.p_values, j.intervals, j.verdicts):
+        slots[slot] = Row(name, metric, unit,
+                          Side(bc, n, matching.REPETITIONS, b_values, 1),
+                          Side(cc, m, matching.REPETITIONS, c_values, 1),
+                          change, p, interval, mode, threshold, higher, verdict,
+                          changed_work.get(name))
+
+
+def _column_blocks(pairing: matching.Pairing, metrics: list[str],
+                   overrides: list[thresholds.Override], backend: str,
+                   files: tuple[benchjson.BenchFile, benchjson.BenchFile]
+                   ) -> list[_Block] | None:
+    """Every row as blocks read from the files' metric columns, or None
+    unless both files have them (every run of one shape: no layout flag,
+    no failed run) and every benchmark has repetitions on both sides.
+    A metric both files have is then a row of every benchmark; one only a
+    file has, none."""
+    b_cols, c_cols = files[0].metric_columns(), files[1].metric_columns()
+    if b_cols is None or c_cols is None:
+        return None
+    by_size: dict[tuple[int, int], list[int]] = {}
+    for i, (b, c) in enumerate(pairing.common):
+        if len(b.indexes) < 2 or len(c.indexes) < 2:
+            return None
+        by_size.setdefault((len(b.indexes), len(c.indexes)), []).append(i)
+    where = [(ids, np.array([pairing.common[i][0].indexes for i in ids]),
+              np.array([pairing.common[i][1].indexes for i in ids])) for ids in by_size.values()]
+    names = [b.name for b, _ in pairing.common]
+    blocks, base = [], 0
+    for metric in metrics:
+        if metric not in b_cols or metric not in c_cols:
+            continue
+        threshold = thresholds.resolve(metric, overrides, backend, False)
+        higher = benchjson.is_higher_better(metric)
+        timed = metric in benchjson.TIME_METRICS
+        b_all, c_all = np.array(b_cols[metric], dtype=float), np.array(c_cols[metric], dtype=float)
+        for ids, b_at, c_at in where:
+            units = [pairing.common[i][0].time_unit if timed else "" for i in ids]
+            blocks.append(_Block(metric, threshold, higher, [base + i for i in ids],
+                                 [names[i] for i in ids], units, b_all[b_at], c_all[c_at]))
+        base += len(pairing.common)
+    return blocks
+
+
+def _stage_rows(pairing: matching.Pairing, metrics: list[str],
+                overrides: list[thresholds.Override], rounds: tuple[int, int],
+                backend: str) -> tuple[list[tuple], list[tuple[int, list[float], list[float]]],
+                                       list[_Block]]:
+    """Every row before its verdict, each with its slot (its place in row
+    order). Rows whose sides are both repetitions, in files of one run
+    each, go into blocks, one per metric, layout flag and sample sizes. The
+    others are staged: (slot, benchmark, metric, unit, baseline side,
+    contender side, threshold, higher_is_better), with the samples the
+    test compares as (index in staged, baseline sample, contender sample)."""
+    staged: list[tuple] = []
+    pending: list[tuple[int, list[float], list[float]]] = []
+    blocks: dict[tuple, list[tuple]] = {}
     layout = [_layout_sensitive(b, c) for b, c in pairing.common]
     columns = [(b.columns(), c.columns()) for b, c in pairing.common]
+    by_block = rounds == (1, 1)
+    slot = 0
     for metric in metrics:
         by_layout = {flag: thresholds.resolve(metric, overrides, backend, flag)
                      for flag in (False, True)}
@@ -449,21 +552,30 @@ def _stage_rows(pairing: matching.Pairing, metrics: list[str],
         for (b_runs, c_runs), sensitive, (b_cols, c_cols) in zip(pairing.common, layout,
                                                                   columns):
             b_values, c_values = b_cols.get(metric, ()), c_cols.get(metric, ())
-            if len(b_values) > 1 and len(c_values) > 1:    # the common case, inline
-                b = _repetitions(b_values, b_rounds)
-                c = _repetitions(c_values, c_rounds)
-            else:
-                b_sample, c_sample = b_runs.sample(metric), c_runs.sample(metric)
-                if b_sample is None or c_sample is None:
-                    continue
-                b, c = _side(b_sample, b_rounds), _side(c_sample, c_rounds)
             threshold = by_layout[sensitive]
+            unit = b_runs.time_unit if time_metric else ""
+            if by_block and len(b_values) > 1 and len(c_values) > 1:  # the common case
+                key = (metric, sensitive, len(b_values), len(c_values))
+                block = blocks.get(key)
+                if block is None:
+                    block = blocks[key] = (threshold, higher, [])
+                block[2].append((slot, b_runs.name, unit, b_values, c_values))
+                slot += 1
+                continue
+            b_sample, c_sample = b_runs.sample(metric), c_runs.sample(metric)
+            if b_sample is None or c_sample is None:
+                continue
+            b, c = _side(b_sample, rounds[0]), _side(c_sample, rounds[1])
             samples = test_samples(b, c, threshold)
             if samples is not None:
                 pending.append((len(staged), *samples))
-            unit = b_runs.time_unit if time_metric else ""
-            staged.append((b_runs.name, metric, unit, b, c, threshold, higher))
-    return staged, pending
+            staged.append((slot, b_runs.name, metric, unit, b, c, threshold, higher))
+            slot += 1
+    return staged, pending, [
+        _Block(key[0], threshold, higher, [i[0] for i in items], [i[1] for i in items],
+               [i[2] for i in items], _matrix([i[3] for i in items]),
+               _matrix([i[4] for i in items]), [i[3] for i in items], [i[4] for i in items])
+        for key, (threshold, higher, items) in blocks.items()]
 
 
 def _rows_tested_callback(progress: Callable[[str, int, int], None] | None,
