@@ -106,6 +106,14 @@ int AllocSitesAtBatchStart();
 // allocator found).
 bool AllocHeapChunksInline() noexcept;
 
+// The flags of the segment now running (inline_in, sites_in). Loads and
+// stores, no branch: the same instructions at every boundary (AllocMark).
+inline void TakeSegmentFlags(AllocTally& t) noexcept {
+  t.heap_chunks_inline = t.inline_in[t.segment];
+  t.frees_inline = t.inline_in[t.segment] & (t.inexact_count == 0);
+  t.record_sites = t.sites_in[t.segment];
+}
+
 inline void AllocBeginBatch() noexcept {
   if (!alloc_counting) return;
   AllocTally& t = alloc_tally;
@@ -119,9 +127,7 @@ inline void AllocBeginBatch() noexcept {
     t.inline_in[k] = chunks_inline && k != recorded;
     t.sites_in[k] = k == recorded;
   }
-  t.heap_chunks_inline = t.inline_in[0];
-  t.frees_inline = t.inline_in[0];
-  t.record_sites = t.sites_in[0];
+  TakeSegmentFlags(t);
 }
 inline void AllocPause() noexcept { alloc_tally.on = false; }
 inline void AllocResume() noexcept { alloc_tally.on = alloc_counting; }
@@ -135,10 +141,7 @@ inline void AllocMark(int k) noexcept {
   t.base = t.live;
   t.peak = t.live;
   t.segment = k < 3 ? k + 1 : 3;
-  // Loads and stores, no branch: the same instructions at every boundary.
-  t.heap_chunks_inline = t.inline_in[t.segment];
-  t.frees_inline = t.inline_in[t.segment] & (t.inexact_count == 0);
-  t.record_sites = t.sites_in[t.segment];
+  TakeSegmentFlags(t);
 }
 
 inline AllocCounts AllocTotals() noexcept {
