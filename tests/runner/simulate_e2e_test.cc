@@ -53,6 +53,20 @@ std::string ContextValue(const std::string& json, const std::string& key) {
   return json.substr(start, json.find('"', start) - start);
 }
 
+// A copy of `binary` in a directory `length` characters long under `dir`:
+// a longer path moves what a run starts with (its arguments, the stack).
+// "" if the copy could not be made.
+std::string CopyUnderLongerPath(const std::string& binary,
+                                const std::string& dir, size_t length) {
+  const std::string far = dir + "/" + std::string(length, 'd');
+  if (std::system(
+          ("mkdir '" + far + "' && cp '" + binary + "' '" + far + "/cases'")
+              .c_str()) != 0) {
+    return "";
+  }
+  return far + "/cases";
+}
+
 class SimulateTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -185,12 +199,9 @@ TEST_F(SimulateTest, HeavyCasesCountTheSameAloneAfterOthersAndFromAnyPath) {
   // After the chatty cases, from a copy under a longer path, with a larger
   // environment and a harmless flag more; and the binary of a commit that
   // adds a case (registration and start-up allocate more).
-  const std::string far = dir_ + "/" + std::string(120, 'd');
-  ASSERT_EQ(std::system(("mkdir '" + far + "' && cp '" + CasesBinary() + "' '" +
-                         far + "/cases'")
-                            .c_str()),
-            0);
-  for (const std::string& binary : {far + "/cases", CasesMoreBinary()}) {
+  const std::string far = CopyUnderLongerPath(CasesBinary(), dir_, 120);
+  ASSERT_FALSE(far.empty());
+  for (const std::string& binary : {far, CasesMoreBinary()}) {
     SCOPED_TRACE(binary);
     ASSERT_FALSE(binary.empty());
     const Result r = RunShell(
@@ -434,16 +445,13 @@ constexpr char kLayoutSensitive[] = "pmubench_layout_sensitive";
 // 3,000 bytes more environment, and alone; or it is marked.
 TEST_F(SimulateTest, AddressFollowingRowsStandStillOrAreMarked) {
   ASSERT_FALSE(LayoutCasesBinary().empty());
-  const std::string far = dir_ + "/" + std::string(150, 'l');
-  ASSERT_EQ(std::system(("mkdir '" + far + "' && cp '" + LayoutCasesBinary() +
-                         "' '" + far + "/cases'")
-                            .c_str()),
-            0);
+  const std::string far = CopyUnderLongerPath(LayoutCasesBinary(), dir_, 150);
+  ASSERT_FALSE(far.empty());
   const std::string check = "--pmubench_simulate --pmubench_layout_check";
   std::vector<std::string> runs;
   for (const auto& [binary, env] :
        {std::pair<std::string, std::string>{LayoutCasesBinary(), ""},
-        {far + "/cases", "PMUBENCH_TEST_PADDING=" + std::string(3000, 'p')}}) {
+        {far, "PMUBENCH_TEST_PADDING=" + std::string(3000, 'p')}}) {
     const Result r = Run(check, binary, env);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     runs.push_back(Json());
@@ -486,11 +494,8 @@ TEST_F(SimulateTest, AddressFollowingRowsStandStillOrAreMarked) {
 // pointers read 264,885 after the mapping case and 266,012 alone.)
 TEST_F(SimulateTest, AddressFollowingRowsStandStillInWorkers) {
   ASSERT_FALSE(LayoutCasesBinary().empty());
-  const std::string far = dir_ + "/" + std::string(150, 'w');
-  ASSERT_EQ(std::system(("mkdir '" + far + "' && cp '" + LayoutCasesBinary() +
-                         "' '" + far + "/cases'")
-                            .c_str()),
-            0);
+  const std::string far = CopyUnderLongerPath(LayoutCasesBinary(), dir_, 150);
+  ASSERT_FALSE(far.empty());
   const Result whole =
       Run("--pmubench_simulate --pmubench_jobs=2", LayoutCasesBinary());
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
@@ -500,7 +505,7 @@ TEST_F(SimulateTest, AddressFollowingRowsStandStillInWorkers) {
   const Result moved =
       Run("--pmubench_simulate --pmubench_jobs=3 "
           "--benchmark_filter='^BM_Layout(Std|Absl|Big)'",
-          far + "/cases", "PMUBENCH_TEST_PADDING=" + std::string(3000, 'p'));
+          far, "PMUBENCH_TEST_PADDING=" + std::string(3000, 'p'));
   ASSERT_EQ(moved.exit_code, 0) << moved.err;
   const std::string far_json = Json();
   for (const char* name : kLayoutCases) {
