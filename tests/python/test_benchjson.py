@@ -65,6 +65,18 @@ def test_profile_fields_are_not_metrics(tmp_path):
     assert set(bench.runs[0].metrics) == {"real_time", "cpu_time", "page-faults"}
 
 
+def test_a_cases_whole_seconds_are_not_a_metric(tmp_path):
+    # The runner's scheduling fact for --pmubench_shard_costs: a case that
+    # took longer to set up is not slower, so no tool judges it. Many rows,
+    # so that the column-at-a-time path reads them too.
+    runs = [_run(name=f"BM_X/{i}", run_name=f"BM_X/{i}", pmubench_case_seconds=1.5 + i,
+                 **{"instructions": 100.0}) for i in range(64)]
+    bench = benchjson.load(_write(tmp_path, {"benchmarks": runs}))
+    assert {name for r in bench.runs for name in r.metrics} == {
+        "real_time", "cpu_time", "instructions"}
+    assert "pmubench_case_seconds" not in bench.metric_names()
+
+
 @pytest.mark.parametrize("value", [float("nan"), float("inf")])
 def test_nan_or_inf_in_a_measurement_names_file_run_and_field(tmp_path, value):
     path = _write(tmp_path, {"benchmarks": [_run(real_time=value)]})

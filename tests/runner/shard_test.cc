@@ -172,6 +172,32 @@ TEST(ParseRunCostsTest, SumsEachInstancesRepetitionsInSeconds) {
   EXPECT_DOUBLE_EQ(costs->at("BM_B"), 1.5);
 }
 
+// A row with the case's whole time ("pmubench_case_seconds") costs that,
+// once per instance however many repetitions carry it; a row without it
+// in the same file costs its measured runs.
+TEST(ParseRunCostsTest, ACasesWholeSecondsWinOverItsMeasuredRuns) {
+  constexpr char kWhole[] = R"({
+  "context": {"date": "x"},
+  "benchmarks": [
+    {"name": "BM_A", "run_name": "BM_A", "run_type": "iteration",
+     "iterations": 10, "real_time": 1.0, "time_unit": "s",
+     "pmubench_case_seconds": 42.5},
+    {"name": "BM_A", "run_name": "BM_A", "run_type": "iteration",
+     "iterations": 10, "real_time": 1.0, "time_unit": "s",
+     "pmubench_case_seconds": 42.5},
+    {"name": "BM_A_mean", "run_name": "BM_A", "run_type": "aggregate",
+     "iterations": 2, "real_time": 1.0, "time_unit": "s"},
+    {"name": "BM_B", "run_name": "BM_B", "run_type": "iteration",
+     "iterations": 3, "real_time": 0.5, "time_unit": "s"}
+  ]
+})";
+  absl::StatusOr<std::map<std::string, double>> costs =
+      ParseRunCosts(kWhole, "run.json");
+  ASSERT_TRUE(costs.ok()) << costs.status();
+  EXPECT_DOUBLE_EQ(costs->at("BM_A"), 42.5);
+  EXPECT_DOUBLE_EQ(costs->at("BM_B"), 1.5);
+}
+
 TEST(ParseRunCostsTest, WhatIsNotARunIsAnErrorNamingTheFlagAndTheFix) {
   for (const char* bad :
        {"", "not json", "[1, 2]", R"({"benchmarks": []})",

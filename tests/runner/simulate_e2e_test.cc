@@ -404,16 +404,27 @@ TEST_F(SimulateTest, ThreadsTheCaseStartsAreSaidOnTheRow) {
 }
 
 // Each batch's arena stays reserved: a process whose address space is full
-// (under valgrind, after about 2,000 batches; here filled at once by the
-// first case) still runs every later batch, on the calling thread's heap,
-// with exact counts, and stderr says once from which batch on.
+// (under valgrind, after about 2,000 batches of one unit; here filled at
+// once by the first case's first batch) still runs every later batch (its
+// second repetition's), on the calling thread's heap, with exact counts,
+// and stderr says once from which batch on. The cases after it run in
+// children forked from the state before it (run/unit_child.h).
 TEST_F(SimulateTest, BatchesAfterTheAddressSpaceIsFullRunAndSaySo) {
   const Result r =
-      Run("--pmubench_simulate --pmubench_jobs=1 --benchmark_filter="
+      Run("--pmubench_simulate --pmubench_jobs=1 --benchmark_repetitions=2 "
+          "--benchmark_filter="
           "'^BM_SimFillsAddressSpace$|^BM_SimNops$|^BM_SimHeavyHeapCopy'",
           CasesBinary(), "PMUBENCH_TEST_FILL_ADDRESS_SPACE=1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string json = Json();
+  // The second repetition, which ran after the first filled the space:
+  // one nop and the loop, as BM_SimNops's 100 read 102.
+  const std::string fills = "\"name\": \"BM_SimFillsAddressSpace\"";
+  const size_t second = json.find(fills, json.find(fills) + 1);
+  ASSERT_NE(second, std::string::npos) << json;
+  EXPECT_EQ(JsonRunField(json.substr(second), "BM_SimFillsAddressSpace",
+                         kInstructions),
+            3);
   EXPECT_EQ(JsonRunField(json, "BM_SimNops", kInstructions), 102);
   EXPECT_GT(JsonRunField(json, "BM_SimHeavyHeapCopy", kInstructions), 0);
   EXPECT_THAT(r.err, HasSubstr("found no address space for a fresh heap"));

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "framework/runner/plan/case_seconds.h"
 
 namespace pmubench::internal {
 namespace {
@@ -144,9 +145,17 @@ std::optional<double> SecondsPer(const Value* unit) {
   return std::nullopt;
 }
 
-// One run's (name, seconds), or nullopt for an aggregate or a run that
-// lacks what a cost needs.
-std::optional<std::pair<std::string, double>> RunCost(const Value& run) {
+// One run's cost: its measured seconds (iterations x real_time) and, where
+// the row has it, its case's whole seconds (case_seconds.h).
+struct RunSeconds {
+  std::string name;
+  double measured = 0;
+  std::optional<double> whole;
+};
+
+// One run's seconds, or nullopt for an aggregate or a run that lacks what a
+// cost needs.
+std::optional<RunSeconds> RunCost(const Value& run) {
   const Value* type = run.Get("run_type");
   if (type != nullptr && type->text == "aggregate") return std::nullopt;
   const Value* name = run.Get("run_name");
@@ -159,8 +168,13 @@ std::optional<std::pair<std::string, double>> RunCost(const Value& run) {
       real_time->kind != Value::kNumber) {
     return std::nullopt;
   }
-  return std::make_pair(name->text,
-                        iterations->number * real_time->number * *per);
+  RunSeconds cost{name->text, iterations->number * real_time->number * *per,
+                  std::nullopt};
+  const Value* whole = run.Get(kCaseSecondsField);
+  if (whole != nullptr && whole->kind == Value::kNumber && whole->number >= 0) {
+    cost.whole = whole->number;
+  }
+  return cost;
 }
 
 }  // namespace
@@ -171,12 +185,17 @@ absl::StatusOr<std::map<std::string, double>> ParseRunCosts(
   const Value* context = doc.has_value() ? doc->Get("context") : nullptr;
   const Value* runs = doc.has_value() ? doc->Get("benchmarks") : nullptr;
   std::map<std::string, double> costs;
+  std::map<std::string, double> whole;  // every repetition row carries it
   if (context != nullptr && context->kind == Value::kObject &&
       runs != nullptr && runs->kind == Value::kArray) {
     for (const Value& run : runs->items) {
-      if (auto cost = RunCost(run)) costs[cost->first] += cost->second;
+      const std::optional<RunSeconds> cost = RunCost(run);
+      if (!cost.has_value()) continue;
+      costs[cost->name] += cost->measured;
+      if (cost->whole.has_value()) whole[cost->name] = *cost->whole;
     }
   }
+  for (const auto& [name, seconds] : whole) costs[name] = seconds;
   if (costs.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--pmubench_shard_costs=", std::string(path),

@@ -3,11 +3,14 @@
 // for balancing shards (shard.h, --pmubench_shard_costs). Pure: the input
 // is the file's text.
 //
-// An instance's cost is the time its runs took: iterations x real_time of
-// each repetition (aggregates skipped), in seconds, keyed by run_name (the
-// instance's name, as --benchmark_list_tests prints it). Under
-// --pmubench_simulate these are valgrind's times, which is what a simulated
-// shard spends.
+// An instance's cost is its whole time in that run where its rows give it
+// ("pmubench_case_seconds", case_seconds.h: every run under callgrind and
+// every run with workers), else the time its runs took: iterations x
+// real_time of each repetition (aggregates skipped); in seconds, keyed by
+// run_name (the instance's name, as --benchmark_list_tests prints it).
+// Under --pmubench_simulate the measured iterations are a part of a case's
+// time only: its warm-up, setup and callgrind's dumps cost as much again
+// or more, and unevenly.
 #ifndef PMUBENCH_FRAMEWORK_RUNNER_PLAN_RUN_COSTS_H_
 #define PMUBENCH_FRAMEWORK_RUNNER_PLAN_RUN_COSTS_H_
 

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "framework/runner/plan/case_seconds.h"
 #include "framework/runner/profile/worker_profiles.h"
 
 namespace pmubench {
@@ -196,11 +198,17 @@ void ProfileJsonReporter::ReportRuns(const std::vector<Run>& report) {
 std::string ProfileJsonReporter::FieldsOf(const Run& run) const {
   if (run.run_type != Run::RT_Iteration || run.error_occurred) return "";
   const std::string name = run.run_name.str();
+  std::string fields;
   if (const ProfileStore::Entry* entry = profiles_->Find(name)) {
-    return ProfileJsonFields(*entry);
+    fields = ProfileJsonFields(*entry);
+  } else if (const RenderedProfile* worker = FindWorkerProfile(name)) {
+    fields = worker->json;
   }
-  const RenderedProfile* worker = FindWorkerProfile(name);
-  return worker == nullptr ? "" : worker->json;
+  if (std::optional<double> seconds = internal::FindCaseSeconds(name)) {
+    absl::StrAppend(&fields, ",\n      \"", internal::kCaseSecondsField,
+                    "\": ", absl::StrFormat("%.6f", *seconds));
+  }
+  return fields;
 }
 
 void ProfileJsonReporter::Finalize() {

@@ -28,6 +28,10 @@
 //   "pmubench_profile_alloc_sites_per_iteration": [{"symbol": "Grow()",
 //       "file": "/src/grow.cc", "line": 12, "allocs": 1, "bytes": 16}, ...]
 //
+// And where the run measured it, the case's whole time (plan/case_seconds.h):
+//
+//   "pmubench_case_seconds": 12.500000
+//
 // The inner reporter writes one run at a time into a private buffer; the
 // fields go before the closing brace of that run's object. Runs without a
 // profile (aggregates, failed runs, no --pmubench_profile) pass unchanged.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +27,7 @@
 #include "absl/strings/str_split.h"
 #include "framework/runner/output/progress.h"
 #include "framework/runner/output/write_all.h"
+#include "framework/runner/plan/case_seconds.h"
 #include "framework/runner/plan/family_fit.h"
 #include "framework/runner/plan/job_split.h"
 #include "framework/runner/plan/shard.h"
@@ -94,6 +96,74 @@ class RecordWriter : public benchmark::BenchmarkReporter {
   std::optional<SimulatedProfileRenderer> renderer_;
 };
 
+// A worker's RecordWriter on FILES.runs (and FILES.profiles with
+// `profile`), each opened anew.
+absl::StatusOr<std::unique_ptr<benchmark::BenchmarkReporter>> OpenRecordWriter(
+    const std::string& files, std::optional<ProfileConfig> profile) {
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC;
+  const int fd = ::open((files + ".runs").c_str(), kFlags, 0600);
+  const int profiles_fd =
+      profile.has_value() ? ::open((files + ".profiles").c_str(), kFlags, 0600)
+                          : -1;
+  if (fd < 0 || (profile.has_value() && profiles_fd < 0)) {
+    const int open_errno = errno;
+    if (fd >= 0) ::close(fd);
+    return absl::InvalidArgumentError(absl::StrCat(
+        files, ".runs: cannot be written: ", std::strerror(open_errno)));
+  }
+  std::optional<SimulatedProfileRenderer> renderer;
+  if (profile.has_value()) renderer.emplace(*std::move(profile));
+  return std::make_unique<RecordWriter>(fd, profiles_fd, std::move(renderer));
+}
+
+// In a worker: the next unit its parent sent on `fd` (names a line each,
+// then an empty line) into `unit`; false at the end of the input. `pending`
+// keeps what was read past the unit.
+bool NextUnit(int fd, std::string& pending, std::vector<std::string>& unit) {
+  size_t end;
+  while ((end = pending.find("\n\n")) == std::string::npos) {
+    char buffer[4096];
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    pending.append(buffer, static_cast<size_t>(n));
+  }
+  unit = absl::StrSplit(pending.substr(0, end), '\n');
+  pending.erase(0, end + 2);
+  return true;
+}
+
+// In a worker: each unit its parent sends run with `display`, "done" said
+// after each. Under callgrind each unit runs in a child (unit_child.h).
+size_t RunUnits(internal::WorkerPipes pipes,
+                benchmark::BenchmarkReporter* display) {
+  size_t ran = 0;
+  std::string pending;
+  for (std::vector<std::string> unit; NextUnit(pipes.in, pending, unit);) {
+    benchmark::FLAGS_benchmark_filter = internal::ExactNamesFilter(unit);
+    ran += internal::Callgrind::Running()
+               ? internal::RunUnitInChild(display)
+               : benchmark::RunSpecifiedBenchmarks(display);
+    if (internal::WriteAll(pipes.out, "done\n") != 0) break;
+  }
+  return ran;
+}
+
+// A forked worker (JobsRequest::fork): this process as it was when the
+// parent's run began, writing its records to `files` and not to the run's
+// --benchmark_out, which is the parent's.
+int ForkedWorkerMain(internal::WorkerPipes pipes, const std::string& files,
+                     const std::optional<ProfileConfig>& profile) {
+  benchmark::FLAGS_benchmark_out.clear();
+  absl::StatusOr<std::unique_ptr<benchmark::BenchmarkReporter>> writer =
+      OpenRecordWriter(files, profile);
+  if (!writer.ok()) return 127;
+  RunUnits(pipes, writer->get());
+  writer->reset();  // closes its files
+  std::fflush(nullptr);
+  return 0;
+}
+
 // Only reads the context Google Benchmark would give the reporters (the
 // name column's width, from every selected instance); runs nothing.
 class ContextProbe : public benchmark::BenchmarkReporter {
@@ -146,12 +216,14 @@ std::string Tail(const std::string& text, int n) {
 // One worker process, from its start to its end. A worker that dies is
 // replaced by another in the same slot, a Worker of its own.
 struct Worker {
-  int slot = 0;                    // 1..jobs
+  int slot = 0;      // 1..jobs
+  std::string name;  // "--pmubench_jobs worker 1 of 2", as messages call it
   std::vector<std::string> cases;  // every instance it was given
   std::string files;  // its files' prefix in the parent's directory
   internal::WorkerHandle handle;
-  std::optional<size_t> unit;  // the unit it runs now
-  std::string said;            // what it wrote on its "done" pipe, unread
+  std::optional<size_t> unit;                   // the unit it runs now
+  std::chrono::steady_clock::time_point given;  // when it got that unit
+  std::string said;  // what it wrote on its "done" pipe, unread
   bool ended = false;
   internal::WorkerEnd end;
 };
@@ -192,7 +264,7 @@ std::vector<ReportedRun> Renumbered(std::vector<ReportedRun> record,
 }
 
 // The row of a case its worker did not report.
-ReportedRun FailedRow(const std::string& name, const Worker& w, int total,
+ReportedRun FailedRow(const std::string& name, const Worker& w,
                       const SerialNumbers& numbers) {
   ReportedRun run;
   run.run_name.function_name = name;
@@ -203,17 +275,16 @@ ReportedRun FailedRow(const std::string& name, const Worker& w, int total,
   run.iterations = 0;
   run.error_occurred = true;
   run.error_message = absl::StrCat(
-      "not run to its end: pmubench --pmubench_jobs worker ", w.slot, " of ",
-      total, ", which ran it, ended before reporting it: ", w.end.description);
+      "not run to its end: pmubench ", w.name,
+      ", which ran it, ended before reporting it: ", w.end.description);
   return run;
 }
 
 // Says which worker failed, how, which of its cases failed, and how its
 // output ends.
-void SayFailure(const Worker& w, int total,
-                const std::vector<std::string>& failed, std::ostream& err) {
-  err << "pmubench: --pmubench_jobs worker " << w.slot << " of " << total
-      << " ended: " << w.end.description << "; "
+void SayFailure(const Worker& w, const std::vector<std::string>& failed,
+                std::ostream& err) {
+  err << "pmubench: " << w.name << " ended: " << w.end.description << "; "
       << (failed.empty()
               ? std::string("every case it ran was reported")
               : absl::StrCat(
@@ -255,29 +326,30 @@ class InOrderReport {
  public:
   InOrderReport(const std::vector<std::string>& instances,
                 benchmark::BenchmarkReporter* display,
-                benchmark::BenchmarkReporter* file, int total)
+                benchmark::BenchmarkReporter* file)
       : instances_(Unique(instances)),
         numbers_(NumberAsSerial(instances)),
         display_(display),
-        file_(file),
-        total_(total) {}
+        file_(file) {}
 
-  // `unit` of worker `w` ended, done or not: its reported records are read,
-  // a failed row made for each of its cases without one.
-  void UnitEnded(const internal::Unit& unit, const Worker& w) {
+  // `unit` of worker `w` ended, done (in `seconds`) or not: its reported
+  // records are read, a failed row made for each of its cases without one.
+  void UnitEnded(const internal::Unit& unit, const Worker& w,
+                 std::optional<double> seconds = std::nullopt) {
     ReadSoFar& read = read_[&w];
     for (internal::ProfileRecord& p : internal::DecodeProfiles(
              ReadOnFrom(w.files + ".profiles", read.profiles))) {
       AddWorkerProfile(p.run_name, {std::move(p.console), std::move(p.json)});
     }
     std::map<std::string, Records> by_case = NewRecords(unit, w, read);
+    if (seconds.has_value()) ShareSeconds(unit, by_case, *seconds);
     for (const std::string& name : unit) {
       if (auto it = by_case.find(name); it != by_case.end()) {
         for (const auto& record : it->second) {
           rows_[name].push_back(Renumbered(record, name, numbers_));
         }
       } else {
-        rows_[name].push_back({FailedRow(name, w, total_, numbers_)});
+        rows_[name].push_back({FailedRow(name, w, numbers_)});
         failed_[&w].push_back(name);
       }
     }
@@ -321,6 +393,31 @@ class InOrderReport {
     return by_case;
   }
 
+  // A unit's time (plan/case_seconds.h) to its cases, in proportion to
+  // the time their measured runs took (evenly when they took none).
+  static void ShareSeconds(const internal::Unit& unit,
+                           const std::map<std::string, Records>& by_case,
+                           double seconds) {
+    std::map<std::string, double> measured;
+    double total = 0;
+    for (const std::string& name : unit) {
+      auto it = by_case.find(name);
+      if (it == by_case.end()) continue;
+      for (const auto& record : it->second) {
+        for (const ReportedRun& run : record) {
+          if (run.run_type != ReportedRun::RT_Iteration) continue;
+          measured[name] += run.real_accumulated_time;
+          total += run.real_accumulated_time;
+        }
+      }
+    }
+    for (const std::string& name : unit) {
+      internal::AddCaseSeconds(
+          name, total > 0 ? seconds * measured[name] / total
+                          : seconds / static_cast<double>(unit.size()));
+    }
+  }
+
   void Flush() {
     for (; next_ < instances_.size(); ++next_) {
       auto it = rows_.find(instances_[next_]);
@@ -348,29 +445,11 @@ class InOrderReport {
   const SerialNumbers numbers_;
   benchmark::BenchmarkReporter* display_;
   benchmark::BenchmarkReporter* file_;
-  const int total_;
   size_t next_ = 0;
   std::map<std::string, Records> rows_;
   std::map<const Worker*, std::vector<std::string>> failed_;
   std::map<const Worker*, ReadSoFar> read_;
 };
-
-// In a worker: the next unit its parent sent on `fd` (names a line each,
-// then an empty line) into `unit`; false at the end of the input. `pending`
-// keeps what was read past the unit.
-bool NextUnit(int fd, std::string& pending, std::vector<std::string>& unit) {
-  size_t end;
-  while ((end = pending.find("\n\n")) == std::string::npos) {
-    char buffer[4096];
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    pending.append(buffer, static_cast<size_t>(n));
-  }
-  unit = absl::StrSplit(pending.substr(0, end), '\n');
-  pending.erase(0, end + 2);
-  return true;
-}
 
 // The units handed out, one to each idle worker, in dispatch order; a
 // worker that dies is replaced while units are left.
@@ -383,6 +462,8 @@ class Dispatcher {
         order_(std::move(order)),
         args_(internal::WorkerArgs(request.args)),
         jobs_(request.jobs),
+        fork_(request.fork),
+        profile_(request.profile),
         dir_(std::move(dir)),
         report_(report) {}
 
@@ -401,9 +482,15 @@ class Dispatcher {
   void Start(int slot) {
     Worker& w = workers_.emplace_back();
     w.slot = slot;
+    w.name = fork_
+                 ? "process forked to run the cases"
+                 : absl::StrCat("--pmubench_jobs worker ", slot, " of ", jobs_);
     w.files = absl::StrCat(dir_, "/worker", workers_.size());
     absl::StatusOr<internal::WorkerHandle> handle =
-        internal::StartWorker(args_, w.files);
+        fork_ ? internal::ForkWorker([&](internal::WorkerPipes pipes) {
+          return ForkedWorkerMain(pipes, w.files, profile_);
+        })
+              : internal::StartWorker(args_, w.files);
     if (handle.ok()) {
       w.handle = *handle;
       GiveNext(w);
@@ -430,6 +517,7 @@ class Dispatcher {
     w.unit.reset();
     if (next_ < order_.size()) {
       w.unit = order_[next_++];
+      w.given = std::chrono::steady_clock::now();
       Assign(w);
       const std::string text =
           absl::StrCat(absl::StrJoin(units_[*w.unit], "\n"), "\n\n");
@@ -448,6 +536,8 @@ class Dispatcher {
   const std::vector<size_t> order_;
   const std::vector<std::string> args_;
   const int jobs_;
+  const bool fork_;
+  const std::optional<ProfileConfig> profile_;
   const std::string dir_;
   InOrderReport& report_;
   size_t next_ = 0;
@@ -481,7 +571,9 @@ void Dispatcher::Read(Worker& w) {
   for (size_t end; (end = w.said.find('\n')) != std::string::npos;) {
     w.said.erase(0, end + 1);
     if (!w.unit.has_value()) continue;
-    report_.UnitEnded(units_[*w.unit], w);
+    const std::chrono::duration<double> took =
+        std::chrono::steady_clock::now() - w.given;
+    report_.UnitEnded(units_[*w.unit], w, took.count());
     GiveNext(w);
   }
 }
@@ -538,7 +630,7 @@ JobsOutcome RunInWorkers(const JobsRequest& request,
   struct sigaction ignore = {}, before = {};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ignore, &before);
-  InOrderReport report(instances, display, file, request.jobs);
+  InOrderReport report(instances, display, file);
   Dispatcher dispatcher(units, internal::DispatchOrder(units, request.costs),
                         request, *dir, report);
   std::deque<Worker>& workers = dispatcher.Run();
@@ -548,7 +640,7 @@ JobsOutcome RunInWorkers(const JobsRequest& request,
   for (const Worker& w : workers) {
     RelayCaseNotices(w, said, err);
     if (w.end.ok && report.FailedOf(w).empty()) continue;
-    SayFailure(w, request.jobs, report.FailedOf(w), err);
+    SayFailure(w, report.FailedOf(w), err);
     status = 1;
   }
   display->Finalize();
@@ -560,38 +652,18 @@ JobsOutcome RunInWorkers(const JobsRequest& request,
 
 absl::StatusOr<std::unique_ptr<benchmark::BenchmarkReporter>> PrepareWorker(
     const std::string& files, std::optional<ProfileConfig> profile) {
-  constexpr int kFlags = O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC;
-  const int fd = ::open((files + ".runs").c_str(), kFlags, 0600);
-  const int profiles_fd =
-      profile.has_value() ? ::open((files + ".profiles").c_str(), kFlags, 0600)
-                          : -1;
-  if (fd < 0 || (profile.has_value() && profiles_fd < 0) ||
-      !internal::WorkerPipesFromEnv().has_value()) {
-    if (fd >= 0) ::close(fd);
-    if (profiles_fd >= 0) ::close(profiles_fd);
+  if (!internal::WorkerPipesFromEnv().has_value()) {
     return absl::InvalidArgumentError(absl::StrCat(
         internal::kWorkerEnv, "=", files,
         ": not a --pmubench_jobs worker's files (the parent sets this "
         "variable and ",
         internal::kWorkerPipesEnv, "; unset them)"));
   }
-  std::optional<SimulatedProfileRenderer> renderer;
-  if (profile.has_value()) renderer.emplace(*std::move(profile));
-  return std::make_unique<RecordWriter>(fd, profiles_fd, std::move(renderer));
+  return OpenRecordWriter(files, std::move(profile));
 }
 
 size_t RunWorkerUnits(benchmark::BenchmarkReporter* display) {
-  const internal::WorkerPipes pipes = *internal::WorkerPipesFromEnv();
-  size_t ran = 0;
-  std::string pending;
-  for (std::vector<std::string> unit; NextUnit(pipes.in, pending, unit);) {
-    benchmark::FLAGS_benchmark_filter = internal::ExactNamesFilter(unit);
-    ran += internal::Callgrind::Running()
-               ? internal::RunUnitInChild(display)
-               : benchmark::RunSpecifiedBenchmarks(display);
-    if (internal::WriteAll(pipes.out, "done\n") != 0) break;
-  }
-  return ran;
+  return RunUnits(*internal::WorkerPipesFromEnv(), display);
 }
 
 }  // namespace pmubench

@@ -51,6 +51,12 @@ struct JobsRequest {
   // Seconds per instance (--pmubench_shard_costs), to balance the workers.
   std::optional<std::map<std::string, double>> costs;
   std::vector<std::string> args;  // this process's argv[1..]
+  // The workers are this process forked, not started again (worker_process.h
+  // ForkWorker): a run in one process under callgrind, whose one worker runs
+  // each unit in a child forked from the same state (unit_child.h). With it,
+  // each case's profile under --pmubench_profile.
+  bool fork = false;
+  std::optional<ProfileConfig> profile;
 };
 
 // In a worker: the display reporter, which appends each ReportRuns call's

@@ -501,11 +501,18 @@ std::optional<int> SelectCases(
 }
 
 // The benchmarks run, in this process or in workers; the exit status.
-int RunAndWrite(std::string_view program, const pmubench::JobsRequest& jobs,
+// Under callgrind a run in one process runs its cases in a forked worker
+// too (JobsRequest::fork), each unit in a child forked from the same state,
+// so that counts that follow addresses do not follow what ran before.
+int RunAndWrite(std::string_view program, pmubench::JobsRequest jobs,
+                std::optional<pmubench::ProfileConfig> profile,
                 std::unique_ptr<benchmark::BenchmarkReporter> display,
                 pmubench::AtomicFile& folded,
                 pmubench::OutputFile& output_file) {
-  if (jobs.jobs <= 1) {
+  jobs.fork = jobs.jobs <= 1 && pmubench::internal::Callgrind::Running() &&
+              !benchmark::FLAGS_benchmark_list_tests;
+  if (jobs.fork) jobs.profile = std::move(profile);
+  if (jobs.jobs <= 1 && !jobs.fork) {
     const size_t ran = benchmark::RunSpecifiedBenchmarks(
         display.get(), output_file.reporter());
     benchmark::Shutdown();
@@ -577,8 +584,8 @@ int RunCases(std::string_view program, const char* argv0,
           MaybeProfile(*profile, format, display, &profiles)) {
     display = std::move(profiling);
   }
-  return RunAndWrite(program, spread.jobs, std::move(display), folded,
-                     output_file);
+  return RunAndWrite(program, spread.jobs, *std::move(profile),
+                     std::move(display), folded, output_file);
 }
 
 }  // namespace
@@ -642,8 +649,9 @@ absl::StatusOr<Spread> SpreadFlags(int argc, char** argv, bool simulate_flag,
   absl::StatusOr<std::optional<std::map<std::string, double>>> costs =
       pmubench::CostsFlag();
   if (!costs.ok()) return costs.status();
-  spread.jobs = {*jobs, *std::move(costs),
-                 std::vector<std::string>(argv + 1, argv + argc)};
+  spread.jobs.jobs = *jobs;
+  spread.jobs.costs = *std::move(costs);
+  spread.jobs.args.assign(argv + 1, argv + argc);
   spread.worker_files = pmubench::internal::WorkerFiles();
   if (*jobs > 1 && !simulating) {
     std::cerr << pmubench::internal::NativeJobsWarning(*jobs) << "\n";

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <iostream>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -87,17 +89,15 @@ std::optional<WorkerPipes> WorkerPipesFromEnv() {
   return pipes;
 }
 
-absl::StatusOr<WorkerHandle> StartWorker(const std::vector<std::string>& args,
-                                         const std::string& files) {
-  absl::StatusOr<std::string> exe = SelfExecutable();
-  if (!exe.ok()) return exe.status();
-  std::vector<std::string> command = {*exe};
-  command.insert(command.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : command) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // Close-on-exec everywhere, so another worker never holds this one's
-  // ends (its "done" pipe then reads end of file when it ends).
+namespace {
+
+// A child process with both pipes: `in_child` runs in it with the child's
+// ends and does not return; the parent gets the child's pid and its own
+// ends. Close-on-exec everywhere, so another worker never holds this one's
+// ends (its "done" pipe then reads end of file when it ends); the child
+// closes the parent's ends itself, which a child that does not exec keeps.
+absl::StatusOr<WorkerHandle> StartChild(
+    const std::function<void(WorkerPipes)>& in_child) {
   int in[2], out[2];
   if (pipe2(in, O_CLOEXEC) < 0) {
     return absl::ResourceExhaustedError(
@@ -109,10 +109,14 @@ absl::StatusOr<WorkerHandle> StartWorker(const std::vector<std::string>& args,
     return absl::ResourceExhaustedError(
         absl::StrCat("pipe: ", std::strerror(pipe_errno)));
   }
-  const pid_t parent = getpid();
   const pid_t child = fork();
   const int fork_errno = errno;
-  if (child == 0) ExecWorker(*exe, argv, files, {in[0], out[1]}, parent);
+  if (child == 0) {
+    ::close(in[1]);
+    ::close(out[0]);
+    in_child({in[0], out[1]});
+    _exit(127);
+  }
   ::close(in[0]);
   ::close(out[1]);
   if (child < 0) {
@@ -122,6 +126,36 @@ absl::StatusOr<WorkerHandle> StartWorker(const std::vector<std::string>& args,
         absl::StrCat("fork: ", std::strerror(fork_errno)));
   }
   return WorkerHandle{child, in[1], out[0]};
+}
+
+}  // namespace
+
+absl::StatusOr<WorkerHandle> StartWorker(const std::vector<std::string>& args,
+                                         const std::string& files) {
+  absl::StatusOr<std::string> exe = SelfExecutable();
+  if (!exe.ok()) return exe.status();
+  std::vector<std::string> command = {*exe};
+  command.insert(command.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : command) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  return StartChild(
+      [&](WorkerPipes pipes) { ExecWorker(*exe, argv, files, pipes, parent); });
+}
+
+absl::StatusOr<WorkerHandle> ForkWorker(
+    const std::function<int(WorkerPipes)>& work) {
+  // Nothing buffered here is written again by the child.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t parent = getpid();
+  return StartChild([&](WorkerPipes pipes) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(128 + SIGTERM);
+    _exit(work(pipes));
+  });
 }
 
 WorkerEnd WaitForWorker(pid_t pid) {

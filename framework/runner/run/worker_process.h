@@ -18,6 +18,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,13 @@ struct WorkerEnd {
   bool ok = false;          // exit status 0
   std::string description;  // "exit status 137", "killed by signal 9 (...)"
 };
+
+// Starts a worker that is this process forked (fork(2) without exec): it
+// runs `work` with its pipe ends, sharing this process's state as it was
+// at the fork, and exits with what `work` returns. Its stdout and stderr
+// are this process's. Under callgrind the child is in the same valgrind.
+absl::StatusOr<WorkerHandle> ForkWorker(
+    const std::function<int(WorkerPipes)>& work);
 
 // Waits for worker `pid` to end.
 WorkerEnd WaitForWorker(pid_t pid);

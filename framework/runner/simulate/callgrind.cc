@@ -355,6 +355,10 @@ bool Callgrind::Running() {
 
 void Callgrind::ToggleCollect() { CALLGRIND_TOGGLE_COLLECT; }
 
+std::string Callgrind::base() const {
+  return absl::StrReplaceAll(base_, {{"%p", absl::StrCat(getpid())}});
+}
+
 void Callgrind::ZeroStats() { CALLGRIND_ZERO_STATS; }
 
 absl::StatusOr<CallgrindDump> Callgrind::Dump(const std::string& label) {
@@ -365,7 +369,7 @@ absl::StatusOr<CallgrindDump> Callgrind::Dump(const std::string& label) {
   if (dumps->size() != 1) {
     return absl::NotFoundError(absl::StrCat(
         "callgrind made ", dumps->size(), " dumps under '", label, "' next to ",
-        base_,
+        base(),
         " where 1 was expected: pmubench reads dumps at "
         "callgrind's default place, callgrind.out.<pid>.<n> in the directory "
         "valgrind started in; if you passed --callgrind-out-file=F to "
@@ -377,8 +381,9 @@ absl::StatusOr<CallgrindDump> Callgrind::Dump(const std::string& label) {
 
 absl::StatusOr<std::vector<CallgrindDump>> Callgrind::TakeDumps(
     const std::string& label) const {
-  const std::string dir = DirectoryOf(base_);
-  const std::string prefix = base_.substr(base_.rfind('/') + 1) + ".";
+  const std::string base = this->base();
+  const std::string dir = DirectoryOf(base);
+  const std::string prefix = base.substr(base.rfind('/') + 1) + ".";
   const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR* d = dir_fd < 0 ? nullptr : ::fdopendir(dir_fd);
   if (d == nullptr) {
@@ -443,7 +448,6 @@ std::string CallgrindOutputBase() {
   } else {
     base = "callgrind.out.%p";
   }
-  base = absl::StrReplaceAll(base, {{"%p", absl::StrCat(getpid())}});
   if (!base.empty() && base[0] != '/') {
     char cwd[4096];
     if (getcwd(cwd, sizeof(cwd)) != nullptr)

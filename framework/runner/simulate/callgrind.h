@@ -76,7 +76,8 @@ class Callgrind {
   static void ZeroStats();
 
   // `base` is callgrind's output file (--callgrind-out-file, default
-  // "callgrind.out.<pid>" in the directory valgrind started in).
+  // "callgrind.out.%p" in the directory valgrind started in), "%p" left in:
+  // a process forked under callgrind writes under its own pid.
   explicit Callgrind(std::string base) : base_(std::move(base)) {}
 
   // Dumps the costs since the last dump or zeroing (and zeroes them) under
@@ -94,7 +95,8 @@ class Callgrind {
   absl::StatusOr<std::vector<CallgrindDump>> TakeDumps(
       const std::string& label) const;
 
-  const std::string& base() const { return base_; }
+  // The output file of this process: "%p" is its pid now.
+  std::string base() const;
 
  private:
   std::string base_;
@@ -108,8 +110,9 @@ class Callgrind {
 absl::Status CheckDumpDirectory(const std::string& base);
 
 // The dump base of a process callgrind runs: $PMUBENCH_CALLGRIND_OUT when
-// set (pmubench's own re-execution sets it), else "callgrind.out.<pid>" in
-// the current directory (callgrind's default). "%p" is the process id.
+// set (pmubench's own re-execution sets it), else "callgrind.out.%p" in
+// the current directory (callgrind's default). "%p", the process id, is
+// left for Callgrind::base() to fill.
 std::string CallgrindOutputBase();
 
 }  // namespace pmubench::internal

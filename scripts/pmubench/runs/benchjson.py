@@ -36,6 +36,10 @@ STRUCTURAL_FIELDS = frozenset({
     "time_unit", "aggregate_name", "aggregate_unit", "error_occurred",
     "error_message", "label", "big_o", "rms", "cpu_coefficient",
     "real_coefficient", "complexity_n",
+    # pmubench's: the case's whole wall time in its worker (setup, warm-up
+    # and callgrind's dumps included), for --pmubench_shard_costs; a fact
+    # of the run's scheduling, not a metric of the case.
+    "pmubench_case_seconds",
 })
 # pmubench's --pmubench_profile fields (pmubench_profile: a list of
 # {symbol, samples, share}; pmubench_profile_samples, ...): facts of the
