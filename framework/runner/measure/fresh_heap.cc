@@ -59,8 +59,9 @@ void SayNoRoom(long batch) {
       "fresh heap (a new malloc arena reserves 128 MiB; under valgrind a "
       "process has about 128 GiB, about 2,000 batches): it and the batches "
       "after it run on the calling thread's heap, and counts of code that "
-      "allocates may follow what ran before. Run fewer cases per process "
-      "(--pmubench_jobs=N, --pmubench_shard=I/N, --benchmark_filter) "
+      "allocates may follow what ran before. Each case (or family kept "
+      "whole) runs in a process of its own: give it fewer repetitions, or "
+      "its family fewer instances "
       "(docs/ci_without_pmu.md#what-the-backend-relies-on-and-where-it-says-"
       "so)\n",
       batch);
