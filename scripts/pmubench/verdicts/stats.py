@@ -165,6 +165,17 @@ def mann_whitney_p_many(baseline: np.ndarray, contender: np.ndarray) -> np.ndarr
     return p
 
 
+def _logs(values: np.ndarray) -> np.ndarray:
+    """math.log of each value, in values' shape. Not np.log: NumPy picks an
+    AVX-512 log on CPUs that have it, whose last bit differs from glibc's
+    in some values, so the same runs gave intervals that differ in the 13th
+    to 16th digit from one machine to another; glibc's log is the same
+    everywhere."""
+    flat = np.fromiter(map(math.log, values.ravel().tolist()), dtype=float,
+                       count=values.size)
+    return flat.reshape(values.shape)
+
+
 def ratio_interval_many(baseline: np.ndarray, contender: np.ndarray,
                         alpha: float) -> list[Interval | None]:
     """ratio_interval of each row of baseline (rows x n) against the same
@@ -179,11 +190,11 @@ def ratio_interval_many(baseline: np.ndarray, contender: np.ndarray,
     out: list[Interval | None] = [None] * rows
     positive = (b > 0).all(axis=1) & (c > 0).all(axis=1)
     if positive.any():
-        lb, lc = np.log(b[positive]), np.log(c[positive])
+        lb, lc = _logs(b[positive]), _logs(c[positive])
         diffs = (lc[:, None, :] - lb[:, :, None]).reshape(len(lb), n * m)
         diffs.sort(axis=1)
-        low = np.expm1(diffs[:, k - 1]).tolist()
-        high = np.expm1(diffs[:, n * m - k]).tolist()
+        low = list(map(math.expm1, diffs[:, k - 1].tolist()))
+        high = list(map(math.expm1, diffs[:, n * m - k].tolist()))
         for i, lo, hi in zip(np.flatnonzero(positive).tolist(), low, high):
             out[i] = Interval(lo, hi, level)
     _linear_intervals(b, c, ~positive, k, level, out)
@@ -283,7 +294,7 @@ def ratio_interval(baseline: list[float], contender: list[float],
     b = np.asarray(baseline, dtype=float)
     c = np.asarray(contender, dtype=float)
     if (b > 0).all() and (c > 0).all():
-        diffs = np.sort((np.log(c)[None, :] - np.log(b)[:, None]).ravel())
+        diffs = np.sort((_logs(c)[None, :] - _logs(b)[:, None]).ravel())
         to_change = lambda d: math.expm1(d)  # noqa: E731
     else:
         scale = abs(median(baseline))
