@@ -25,21 +25,16 @@ and PostgreSQL.
 
 from __future__ import annotations
 
-import array
-import struct
-import sys
 from contextlib import closing
 
 from sqlalchemy import (Column, Float, ForeignKey, Index, Integer, LargeBinary,
                         MetaData, PrimaryKeyConstraint, String, Table, Text,
                         UniqueConstraint, func, select, text)
 
-SCHEMA_VERSION = 2
-
-# The longest name (benchmark, metric, machine, branch) kept, on SQLite and
-# PostgreSQL alike: the VARCHAR(200) columns' width, and short enough that
-# a series_key index row fits PostgreSQL's b-tree page (ingest checks it).
-MAX_NAME = 200
+# The version, the name limit and the packing live in layout.py (no
+# SQLAlchemy there); they are this module's names too.
+from pmubench.history.layout import (MAX_NAME, SCHEMA_VERSION, VALUE_BYTES,  # noqa: F401
+                                     pack, unpack)
 
 metadata = MetaData()
 
@@ -88,30 +83,6 @@ samples = Table(
     # (measured in plain sqlite3: 0.061 s against 0.191 s a run of 48,000
     # values with a row per value; docs/history.md#measured)
     sqlite_with_rowid=False)
-
-# Bytes of one packed value.
-VALUE_BYTES = 8
-
-
-def _pack_little(values: list[float]) -> bytes:
-    return array.array("d", values).tobytes()
-
-
-def _pack_big(values: list[float]) -> bytes:
-    packed = array.array("d", values)
-    packed.byteswap()
-    return packed.tobytes()
-
-
-# A samples row's packed column: the values as little-endian float64s
-# (array's, a third of struct.pack's time with its format string per row).
-pack = _pack_little if sys.byteorder == "little" else _pack_big
-
-
-def unpack(packed: bytes) -> tuple[float, ...]:
-    """The values pack() stored."""
-    return struct.unpack(f"<{len(packed) // VALUE_BYTES}d", packed)
-
 
 def value_count(conn) -> int:  # noqa: ANN001
     """How many values the samples table holds (every repetition)."""
