@@ -26,6 +26,9 @@ and PostgreSQL.
 from __future__ import annotations
 
 from contextlib import closing
+from itertools import groupby, islice
+from operator import itemgetter
+from typing import Iterator
 
 from sqlalchemy import (Column, Float, ForeignKey, Index, Integer, LargeBinary,
                         MetaData, PrimaryKeyConstraint, String, Table, Text,
@@ -125,26 +128,21 @@ def _samples_v1_to_v2(conn) -> None:  # noqa: ANN001 - a Connection
     conn.execute(text("DROP INDEX samples_run"))
     conn.execute(text("ALTER TABLE samples RENAME TO samples_v1"))
     samples.create(conn)
-    insert = samples.insert()
     with closing(conn.connection.cursor()) as cursor:
         cursor.execute("SELECT run_id, series_id, value FROM samples_v1 "
                        "ORDER BY run_id, series_id, repetition")
-        key, values = None, []
-        while batch := cursor.fetchmany(100_000):
-            rows = []
-            for run, series_id, value in batch:
-                if (run, series_id) != key:
-                    if values:
-                        rows.append({"run_id": key[0], "series_id": key[1],
-                                     "packed": pack(values)})
-                    key, values = (run, series_id), []
-                values.append(value)
-            if rows:
-                conn.execute(insert, rows)
-        if values:
-            conn.execute(insert, [{"run_id": key[0], "series_id": key[1],
-                                   "packed": pack(values)}])
+        rows = ({"run_id": run, "series_id": series_id,
+                 "packed": pack([value for _, _, value in reps])}
+                for (run, series_id), reps in groupby(_fetched(cursor), itemgetter(0, 1)))
+        while chunk := list(islice(rows, 100_000)):
+            conn.execute(samples.insert(), chunk)
     conn.execute(text("DROP TABLE samples_v1"))
+
+
+def _fetched(cursor) -> Iterator[tuple]:  # noqa: ANN001 - a DB-API cursor
+    """The cursor's rows, fetched 100,000 at a time."""
+    while batch := cursor.fetchmany(100_000):
+        yield from batch
 
 
 # version -> function(connection) bringing a database of that version to
