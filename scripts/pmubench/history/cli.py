@@ -13,7 +13,7 @@ import sys
 import time
 
 from pmubench.runs import benchjson
-from pmubench.history import ingest, layout, output, place, sqlite_direct
+from pmubench.history import ingest, layout, output, pg_direct, place, sqlite_direct
 
 from pmubench.base.terminal import printable
 from pmubench.base.exits import EXIT_BAD_INPUT  # noqa: F401 (history.py uses it too)
@@ -213,16 +213,18 @@ def _ingest(args: argparse.Namespace) -> int:
     for p in prepared:
         if forced is None and p.time is None:
             raise UsageError(f"{p.path}: has no context.date; give --time ISO-8601")
-    if place.is_server(args.db):
-        engine = open_store(args.db, create=True)
-        write = functools.partial(ingest.write, engine)
-    else:  # sqlite3 alone: no SQLAlchemy to import
-        conn = sqlite_direct.open_for_ingest(args.db)
+    # the driver alone, no SQLAlchemy to import; a server psycopg2 cannot
+    # open is store.open_store's to open, or to say why not
+    conn = pg_direct.open_for_ingest(args.db) if place.is_server(args.db) else \
+        sqlite_direct.open_for_ingest(args.db)
+    if conn is None:
+        write = functools.partial(ingest.write, open_store(args.db, create=True))
+    else:
         write = functools.partial(ingest.write_direct, conn)
     known: dict = {}  # the series ids of the runs written
     for p in prepared:
         run = write(p, commit, branch, forced or p.time, args.machine, known)
-        say_text(output.ingested(p, run, place.shown(args.db), commit, branch))
+        say_text(output.ingested(p, run, args.db, commit, branch))
     return 0
 
 

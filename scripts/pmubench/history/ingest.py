@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 from pmubench.base import regular_file
 from pmubench.runs import benchjson
-from pmubench.history import identity, layout, sqlite_direct
+from pmubench.history import identity, layout, pg_direct, sqlite_direct
 
-if TYPE_CHECKING:  # SQLAlchemy is not imported by an ingest into SQLite
+if TYPE_CHECKING:  # history.py ingest imports no SQLAlchemy
     from sqlalchemy.engine import Engine
 
 _SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")
@@ -219,8 +219,8 @@ class _Db:
     """A DB-API connection in a transaction (sqlite3's, or psycopg2's under
     SQLAlchemy), its SQL written with qmark placeholders: SQLAlchemy's
     per-statement and per-row work cost more than the database's own
-    (cProfile: 0.25 s of 0.9 s a run of 48,000 values), and ingest into
-    SQLite imports no SQLAlchemy at all (sqlite_direct.py)."""
+    (cProfile: 0.25 s of 0.9 s a run of 48,000 values), and history.py
+    ingest imports no SQLAlchemy at all (sqlite_direct.py, pg_direct.py)."""
 
     def __init__(self, dbapi, dialect: str) -> None:  # noqa: ANN001 - a DB-API connection
         self.dbapi, self.sqlite = dbapi, dialect == "sqlite"
@@ -335,11 +335,15 @@ def write(engine: Engine, prepared: Prepared, commit: str, branch: str,
     return _committed(written, known)
 
 
-def write_direct(conn: sqlite3.Connection, prepared: Prepared, commit: str, branch: str,
+def write_direct(conn, prepared: Prepared, commit: str, branch: str,  # noqa: ANN001
                  when: float, name: str | None, known: dict | None = None) -> int | None:
-    """write() into a SQLite history opened by sqlite_direct.open_for_ingest."""
-    with sqlite_direct.transaction(conn):
-        written = _write(_Db(conn, "sqlite"), prepared, commit, branch, when, name, known)
+    """write() into a history opened without SQLAlchemy: a SQLite file by
+    sqlite_direct.open_for_ingest (a sqlite3 connection), a server by
+    pg_direct.open_for_ingest (psycopg2's)."""
+    direct = sqlite_direct if isinstance(conn, sqlite3.Connection) else pg_direct
+    dialect = "sqlite" if direct is sqlite_direct else "postgresql"
+    with direct.transaction(conn):
+        written = _write(_Db(conn, dialect), prepared, commit, branch, when, name, known)
     return _committed(written, known)
 
 

@@ -1,8 +1,8 @@
 """What every history table shares and what reading and writing one needs
 without SQLAlchemy (schema.py holds the tables): the schema version, the
 longest name kept, and a samples row's packed values. Standard library
-only: `history.py ingest` into SQLite imports no SQLAlchemy
-(sqlite_direct.py)."""
+only: `history.py ingest` imports no SQLAlchemy (sqlite_direct.py,
+pg_direct.py)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 """Where the history is: the --db value read, checked and shown (a SQLite
 file's path or a PostgreSQL URL, its password never shown), a SQLite
 file's connection, and the messages of a database that cannot be used
-(StoreError, busy, reason_of). Standard library only, so that `history.py
-ingest` into SQLite starts without SQLAlchemy (sqlite_direct.py); store.py
-opens engines over it."""
+(StoreError, busy, reason_of). Standard library only (a server's URL is
+read by SQLAlchemy, imported then), so that `history.py ingest` starts
+without SQLAlchemy (sqlite_direct.py, pg_direct.py); store.py opens
+engines over it."""
 
 from __future__ import annotations
 

@@ -4,8 +4,9 @@ user, password, host from the URL or libpq's PG* environment variables).
 Every failure is a StoreError naming the database (its password never
 shown) and the fix; the command line turns it into exit 2 before any work
 starts. Reading and checking --db is place.py's (its names are this
-module's too); `history.py ingest` into SQLite opens the file without
-SQLAlchemy (sqlite_direct.py)."""
+module's too); `history.py ingest` opens the database without SQLAlchemy
+(sqlite_direct.py, pg_direct.py), and through an engine only what those
+cannot open."""
 
 from __future__ import annotations
 
