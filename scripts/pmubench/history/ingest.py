@@ -15,7 +15,6 @@ import subprocess
 import time as time_module
 from contextlib import closing
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
 from pmubench.base import regular_file
