@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from pmubench.history import ingest, store, synthetic
+from pmubench.history import ingest, place, store, synthetic
 from test_history_sqlite import T0, _ingest_series, _sha, _values, history
 
 
@@ -217,7 +217,7 @@ def open_bytes(path: str) -> bytes:
 
 def test_a_database_locked_too_long_is_named_busy(tmp_path, monkeypatch):
     db = _good_db(tmp_path)
-    monkeypatch.setattr(store, "BUSY_TIMEOUT", 0.2)
+    monkeypatch.setattr(place, "BUSY_TIMEOUT", 0.2)
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")  # another process's open transaction
     try:

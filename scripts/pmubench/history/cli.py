@@ -6,16 +6,14 @@ before anything is written), 4 judge could judge nothing."""
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import sys
 import time
 
-from sqlalchemy import and_, select, update
-from sqlalchemy.exc import SQLAlchemyError
-
 from pmubench.runs import benchjson
-from pmubench.history import ingest, output, schema, store
+from pmubench.history import ingest, layout, output, pg_direct, place, sqlite_direct
 
 from pmubench.base.terminal import printable
 from pmubench.base.exits import EXIT_BAD_INPUT  # noqa: F401 (history.py uses it too)
@@ -156,9 +154,9 @@ def _check_texts(args: argparse.Namespace) -> None:
         ingest.check_name(args.branch, "--branch")
     if args.verb == "ingest" and args.machine:
         # room for the "-" and 8 digits a name other facts hold gets
-        if len(args.machine) > schema.MAX_NAME - 9:
+        if len(args.machine) > layout.MAX_NAME - 9:
             raise UsageError(f"--machine {ascii(args.machine[:60])}...: more than "
-                             f"{schema.MAX_NAME - 9} characters; give a shorter name")
+                             f"{layout.MAX_NAME - 9} characters; give a shorter name")
 
 
 # detect, judge and the verdicts import numpy's and scipy's statistics
@@ -169,6 +167,13 @@ def _check_texts(args: argparse.Namespace) -> None:
 def params_of(args: argparse.Namespace) -> detect.Params:
     from pmubench.history import detect
     return detect.Params(args.window, args.max_pvalue, args.min_magnitude, args.faithful)
+
+
+def open_store(db: str, create: bool = False):  # noqa: ANN201 - SQLAlchemy's Engine
+    """store.open_store, imported by the verbs that read through SQLAlchemy:
+    an ingest into SQLite needs none (its import: 0.13 s of CPU)."""
+    from pmubench.history import store
+    return store.open_store(db, create)
 
 
 def _commit_and_branch(args: argparse.Namespace) -> tuple[str, str]:
@@ -208,19 +213,27 @@ def _ingest(args: argparse.Namespace) -> int:
     for p in prepared:
         if forced is None and p.time is None:
             raise UsageError(f"{p.path}: has no context.date; give --time ISO-8601")
-    engine = store.open_store(args.db, create=True)
+    # the driver alone, no SQLAlchemy to import; a server psycopg2 cannot
+    # open is store.open_store's to open, or to say why not
+    conn = pg_direct.open_for_ingest(args.db) if place.is_server(args.db) else \
+        sqlite_direct.open_for_ingest(args.db)
+    if conn is None:
+        write = functools.partial(ingest.write, open_store(args.db, create=True))
+    else:
+        write = functools.partial(ingest.write_direct, conn)
     known: dict = {}  # the series ids of the runs written
     for p in prepared:
-        run = ingest.write(engine, p, commit, branch, forced or p.time, args.machine, known)
-        say_text(output.ingested(p, run, store.shown(args.db), commit, branch))
+        run = write(p, commit, branch, forced or p.time, args.machine, known)
+        say_text(output.ingested(p, run, args.db, commit, branch))
     return 0
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
     from pmubench.history import detect
     since = ingest.parse_time(args.since, "--since") if args.since else None
-    engine = store.open_store(args.db)
+    engine = open_store(args.db)
     refreshed = detect.refresh(engine, args.branch, params_of(args))
+    from pmubench.history import store
     with engine.connect() as conn:
         notes = store.acked(conn)
     changes = [c for c in refreshed.changes() if since is None or c.time >= since]
@@ -239,7 +252,7 @@ def _overrides(args: argparse.Namespace, head: ingest.Prepared) -> list[threshol
     except thresholds.ThresholdError as e:
         raise UsageError(str(e)) from None
     names = list(dict.fromkeys(m for _, m in head.values))
-    gates.check_selectors(overrides, None, names, args.head, store.shown(args.db))
+    gates.check_selectors(overrides, None, names, args.head, place.shown(args.db))
     return overrides
 
 
@@ -247,7 +260,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from pmubench.history import judge
     head = ingest.prepare(args.head)
     overrides = _overrides(args, head)
-    engine = store.open_store(args.db)
+    engine = open_store(args.db)
     judged = judge.judge(engine, args.branch, params_of(args), head, args.machine,
                          overrides, args.alpha)
     code = judge.exit_code(judged.rows)
@@ -255,7 +268,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         sys.stdout.write(output.judge_json(judged, code))
         return code
     if not judged.machine:
-        say_text(output.no_machine(args.head, store.shown(args.db), args.machine,
+        say_text(output.no_machine(args.head, place.shown(args.db), args.machine,
                                            args.branch, judged.nearest))
         return code
     say_text(output.judge_text(judged, code, args.head, args.branch))
@@ -263,17 +276,23 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 
 def _series_id(conn, args: argparse.Namespace) -> int:  # noqa: ANN001
+    from sqlalchemy import and_, select
+
+    from pmubench.history import schema
     s, m = schema.series, schema.machines
     row = conn.execute(select(s.c.id).select_from(s.join(m, s.c.machine_id == m.c.id))
                        .where(and_(m.c.name == args.machine, s.c.benchmark == args.benchmark,
                                    s.c.metric == args.metric))).first()
     if row is None:
         raise UsageError(f"no series {args.machine} / {args.benchmark} / {args.metric} in "
-                         f"{store.shown(args.db)}; copy the names from `detect`")
+                         f"{place.shown(args.db)}; copy the names from `detect`")
     return row[0]
 
 
 def _full_commit(conn, prefix: str) -> str:  # noqa: ANN001
+    from sqlalchemy import select
+
+    from pmubench.history import schema
     r = schema.runs
     prefix = ingest.check_commit(prefix)
     found = {c for (c,) in conn.execute(select(r.c.commit_sha)
@@ -302,11 +321,14 @@ def cmd_ack(args: argparse.Namespace) -> int:
     if not args.note.strip():
         raise UsageError("--note is empty; say why the change is expected "
                          "(--note \"new allocator\")")
-    engine = store.open_store(args.db)
+    engine = open_store(args.db)
     with engine.connect() as conn:
         sid = _series_id(conn, args)
         commit = _full_commit(conn, args.commit)
     _check_change_point(engine, args, sid, commit)
+    from sqlalchemy import and_
+
+    from pmubench.history import schema
     with engine.begin() as conn:
         a = schema.acks
         conn.execute(a.delete().where(and_(a.c.series_id == sid, a.c.commit_sha == commit)))
@@ -317,15 +339,17 @@ def cmd_ack(args: argparse.Namespace) -> int:
 
 
 def cmd_exclude(args: argparse.Namespace) -> int:
-    from pmubench.history import detect
-    engine = store.open_store(args.db)
+    from sqlalchemy import update
+
+    from pmubench.history import detect, schema
+    engine = open_store(args.db)
     r = schema.runs
     with engine.begin() as conn:
         where = r.c.id == args.run if args.run is not None else \
             r.c.commit_sha == _full_commit(conn, args.commit)
         done = conn.execute(update(r).where(where).values(excluded=args.reason))
         if done.rowcount == 0:
-            raise UsageError(f"--run {args.run}: no such run in {store.shown(args.db)}; "
+            raise UsageError(f"--run {args.run}: no such run in {place.shown(args.db)}; "
                              "`detect --format json` and the report name the runs")
         detect.bump_generation(conn)
     say_text(output.excluded(done.rowcount, args.reason))
@@ -337,7 +361,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.repo is not None and not commits.is_checkout(args.repo):
         raise UsageError(f"--repo {args.repo}: not a git checkout; give the directory of "
                          "the repository the history measured, or leave --repo out")
-    engine = store.open_store(args.db)
+    engine = open_store(args.db)
     pages = report.write_report(engine, args.branch, params_of(args), args.output,
                                 args.repo or ".")
     say_text(output.reported(args.output, pages))
@@ -346,21 +370,22 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_compact(args: argparse.Namespace) -> int:
     from pmubench.history import compact
-    engine = store.open_store(args.db)
+    engine = open_store(args.db)
     size = store_size(args.db)
     done = compact.compact(engine, args.keep_commits)
-    say_text(output.compacted(done, store.shown(args.db), size, store_size(args.db)))
+    say_text(output.compacted(done, place.shown(args.db), size, store_size(args.db)))
     return 0
 
 
 def store_size(db: str) -> int | None:
     """The SQLite file's bytes (None for a server)."""
-    return None if store.is_server(db) else os.path.getsize(db)
+    return None if place.is_server(db) else os.path.getsize(db)
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
+    from pmubench.history import store
     start, end = store.upgrade(args.db)
-    say_text(output.upgraded(store.shown(args.db), start, end))
+    say_text(output.upgraded(place.shown(args.db), start, end))
     return 0
 
 
@@ -374,12 +399,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_args(args)
         return COMMANDS[args.verb](args)
-    except (UsageError, benchjson.BadInput, store.StoreError) as e:
+    except (UsageError, benchjson.BadInput, place.StoreError) as e:
         say(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except SQLAlchemyError as e:
-        say(f"{PROG}: error: " + (store.busy(args.db, e) or
-              f"{store.shown(args.db)}: {store.reason_of(args.db, e)}; nothing was "
+    except Exception as e:  # noqa: BLE001 - a database's own error is told, not a bug
+        if not place.is_database_error(e):
+            raise
+        say(f"{PROG}: error: " + (place.busy(args.db, e) or
+              f"{place.shown(args.db)}: {place.reason_of(args.db, e)}; nothing was "
               "written (the transaction rolled back); check the database and run again"),
               file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -10,18 +10,19 @@ import hashlib
 import io
 import json
 import re
+import sqlite3
 import subprocess
 import time as time_module
 from contextlib import closing
 from dataclasses import dataclass, field
-
-from sqlalchemy import and_, select
-from sqlalchemy.dialects import sqlite
-from sqlalchemy.engine import Engine
+from typing import TYPE_CHECKING
 
 from pmubench.base import regular_file
 from pmubench.runs import benchjson
-from pmubench.history import identity, schema
+from pmubench.history import identity, layout, pg_direct, sqlite_direct
+
+if TYPE_CHECKING:  # history.py ingest imports no SQLAlchemy
+    from sqlalchemy.engine import Engine
 
 _SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")
 
@@ -73,13 +74,13 @@ def parse_time(text: str, what: str) -> float:
 
 def check_name(name: str, what: str) -> str:
     """A name the history stores (benchmark, metric, machine, branch): at
-    most schema.MAX_NAME characters, no NUL, valid Unicode (no lone
+    most layout.MAX_NAME characters, no NUL, valid Unicode (no lone
     surrogate); the same rule on SQLite and PostgreSQL, checked before
     anything is written. Raises BadInput naming it."""
     shown = ascii(name[:60]) + ("..." if len(name) > 60 else "")
-    if len(name) > schema.MAX_NAME:
+    if len(name) > layout.MAX_NAME:
         raise benchjson.BadInput(f"{what} {shown}: {len(name)} characters, more than the "
-                                 f"history keeps ({schema.MAX_NAME}); give it a shorter "
+                                 f"history keeps ({layout.MAX_NAME}); give it a shorter "
                                  "name (benchmark: ->Name(...))")
     if "\0" in name:
         raise benchjson.BadInput(f"{what} {shown}: holds a NUL character; rename it")
@@ -213,114 +214,152 @@ def check_commit(commit: str) -> str:
     return commit.lower()
 
 
-def _insert(conn, table):  # noqa: ANN001 - the dialect's INSERT ... ON CONFLICT
-    if conn.dialect.name == "postgresql":
-        # imported here: 0.011 s of every SQLite command's start-up
-        from sqlalchemy.dialects import postgresql
-        return postgresql.insert(table)
-    return sqlite.insert(table)
+class _Db:
+    """A DB-API connection in a transaction (sqlite3's, or psycopg2's under
+    SQLAlchemy), its SQL written with qmark placeholders: SQLAlchemy's
+    per-statement and per-row work cost more than the database's own
+    (cProfile: 0.25 s of 0.9 s a run of 48,000 values), and history.py
+    ingest imports no SQLAlchemy at all (sqlite_direct.py, pg_direct.py)."""
+
+    def __init__(self, dbapi, dialect: str) -> None:  # noqa: ANN001 - a DB-API connection
+        self.dbapi, self.sqlite = dbapi, dialect == "sqlite"
+
+    def sql(self, text: str) -> str:
+        return text if self.sqlite else text.replace("?", "%s")
+
+    def rows(self, text: str, params: tuple = ()) -> list[tuple]:
+        with closing(self.dbapi.cursor()) as cursor:
+            cursor.execute(self.sql(text), params)
+            return cursor.fetchall()
+
+    def change(self, text: str, params: tuple = ()) -> int:
+        """Runs one INSERT or UPDATE; the rows it changed."""
+        with closing(self.dbapi.cursor()) as cursor:
+            cursor.execute(self.sql(text), params)
+            return cursor.rowcount
 
 
-def machine_id(conn, prepared: Prepared, name: str | None) -> tuple[int, str]:  # noqa: ANN001
+def _machine_id(db: _Db, prepared: Prepared, name: str | None) -> int:
     """The machines row of the run's identity and name (made when new);
     a name already given to other facts gets the identity's digits."""
-    m = schema.machines
     if name is None:
-        row = conn.execute(select(m.c.name).where(m.c.identity == prepared.identity)
-                           .order_by(m.c.id)).first()
-        name = row[0] if row else identity.default_name(prepared.facts, prepared.identity)
-    else:
-        other = conn.execute(select(m.c.id).where(and_(
-            m.c.name == name, m.c.identity != prepared.identity))).first()
-        if other:
-            name = f"{name}-{prepared.identity[:8]}"
-    conn.execute(_insert(conn, m).values(
-        identity=prepared.identity, name=name,
-        facts=json.dumps(prepared.facts, sort_keys=True)).on_conflict_do_nothing())
-    row = conn.execute(select(m.c.id).where(and_(
-        m.c.identity == prepared.identity, m.c.name == name))).one()
-    return row[0], name
+        rows = db.rows("SELECT name FROM machines WHERE identity = ? ORDER BY id",
+                       (prepared.identity,))
+        name = rows[0][0] if rows else identity.default_name(prepared.facts,
+                                                             prepared.identity)
+    elif db.rows("SELECT id FROM machines WHERE name = ? AND identity != ?",
+                 (name, prepared.identity)):
+        name = f"{name}-{prepared.identity[:8]}"
+    db.change("INSERT INTO machines (identity, name, facts) VALUES (?, ?, ?) "
+              "ON CONFLICT DO NOTHING",
+              (prepared.identity, name, json.dumps(prepared.facts, sort_keys=True)))
+    return db.rows("SELECT id FROM machines WHERE identity = ? AND name = ?",
+                   (prepared.identity, name))[0][0]
 
 
-def _series_ids(conn, machine: int, keys: list[tuple[str, str]],  # noqa: ANN001
+def _series_ids(db: _Db, machine: int, keys: list[tuple[str, str]],
                 known: dict | None = None) -> dict:
     """The series ids of keys, made when new (a concurrent ingest may make
     the same ones: ON CONFLICT DO NOTHING, then read them back); known, the
     machine's ids a committed ingest saw, when it holds every key."""
-    s = schema.series
     if known is not None and all(k in known for k in keys):
         return known
-    ids = _machine_series(conn, machine)
-    missing = [k for k in keys if k not in ids]
+    ids = _machine_series(db, machine)
+    missing = [(machine, b, m) for b, m in keys if (b, m) not in ids]
     if not missing:
         return ids
-    if conn.dialect.name == "sqlite":
-        # the driver's executemany: SQLAlchemy's parameter dict per series
-        # cost 0.08 s of a first run's 16,000 (cProfile)
-        with closing(conn.connection.cursor()) as cursor:
-            cursor.executemany("INSERT INTO series (machine_id, benchmark, metric) VALUES "
-                               "(?, ?, ?) ON CONFLICT DO NOTHING",
-                               [(machine, b, m) for b, m in missing])
-    else:
-        conn.execute(_insert(conn, s).on_conflict_do_nothing(),
-                     [{"machine_id": machine, "benchmark": b, "metric": m} for b, m in missing])
-    return _machine_series(conn, machine)
+    insert = "INSERT INTO series (machine_id, benchmark, metric) VALUES "
+    with closing(db.dbapi.cursor()) as cursor:
+        if db.sqlite:
+            cursor.executemany(insert + "(?, ?, ?) ON CONFLICT DO NOTHING", missing)
+        else:  # psycopg2's multi-row VALUES, as SQLAlchemy's values_only mode
+            from psycopg2.extras import execute_values
+            execute_values(cursor, insert + "%s ON CONFLICT DO NOTHING", missing,
+                           page_size=1000)
+    return _machine_series(db, machine)
 
 
-def _machine_series(conn, machine: int) -> dict:  # noqa: ANN001
-    """(benchmark, metric) -> series id of the machine's series, read by the
-    driver's cursor: a SQLAlchemy Row per series cost 0.1 s a run of 16,000."""
-    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-    with closing(conn.connection.cursor()) as cursor:
-        cursor.execute("SELECT id, benchmark, metric FROM series WHERE machine_id = "
-                       + mark, (machine,))
-        return {(b, m): i for i, b, m in cursor.fetchall()}
+def _machine_series(db: _Db, machine: int) -> dict:
+    """(benchmark, metric) -> series id of the machine's series."""
+    return {(b, m): i for i, b, m in db.rows(
+        "SELECT id, benchmark, metric FROM series WHERE machine_id = ?", (machine,))}
+
+
+@dataclass
+class _Written:
+    run: int
+    machine: int
+    ids: dict  # (benchmark, metric) -> series id of the machine
+
+
+def _write(db: _Db, prepared: Prepared, commit: str, branch: str,
+           when: float, name: str | None, known: dict | None) -> _Written | None:
+    """The run's rows, in the caller's transaction; None when the database
+    already holds this file."""
+    machine = _machine_id(db, prepared, name)
+    done = db.change(
+        "INSERT INTO runs (content_hash, machine_id, commit_sha, branch, time, backend, "
+        "source, ingested) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        (prepared.content_hash, machine, commit, branch, when, prepared.backend,
+         prepared.path, time_module.time()))
+    if done == 0:
+        return None
+    run = db.rows("SELECT id FROM runs WHERE content_hash = ?", (prepared.content_hash,))[0][0]
+    ids = _series_ids(db, machine, list(prepared.values),
+                      None if known is None else known.get(machine))
+    _insert_samples(db, _sample_rows(run, ids, prepared.values))
+    return _Written(run, machine, ids)
+
+
+def _committed(written: _Written | None, known: dict | None) -> int | None:
+    """The run id of a committed write; known (machine id -> its series
+    ids) carries the ids of one write to the next of a command: series are
+    never deleted, so an id once committed stays right, and the runs after
+    the first skip reading every id of the machine again (0.02 s a run of
+    16,000 series)."""
+    if written is None:
+        return None
+    if known is not None:
+        known[written.machine] = written.ids
+    return written.run
 
 
 def write(engine: Engine, prepared: Prepared, commit: str, branch: str,
           when: float, name: str | None, known: dict | None = None) -> int | None:
-    """Stores the run in one transaction; returns its id, or None when the
-    database already holds this file. known (machine id -> its series ids)
-    carries the ids of one write to the next of a command: series are never
-    deleted, so an id once committed stays right, and the runs after the
-    first skip reading every id of the machine again (0.02 s a run of 16,000
-    series)."""
+    """Stores the run in one transaction of the engine (store.open_store);
+    returns its id, or None when the database already holds this file."""
     with engine.begin() as conn:
-        machine, _ = machine_id(conn, prepared, name)
-        r = schema.runs
-        done = conn.execute(_insert(conn, r).values(
-            content_hash=prepared.content_hash, machine_id=machine, commit_sha=commit,
-            branch=branch, time=when, backend=prepared.backend, source=prepared.path,
-            ingested=time_module.time()).on_conflict_do_nothing())
-        if done.rowcount == 0:
-            return None
-        run = conn.execute(select(r.c.id).where(
-            r.c.content_hash == prepared.content_hash)).scalar_one()
-        ids = _series_ids(conn, machine, list(prepared.values),
-                          None if known is None else known.get(machine))
-        _insert_samples(conn, _sample_rows(run, ids, prepared.values))
-    if known is not None:  # committed
-        known[machine] = ids
-    return run
+        written = _write(_Db(conn.connection, conn.dialect.name), prepared, commit,
+                         branch, when, name, known)
+    return _committed(written, known)
+
+
+def write_direct(conn, prepared: Prepared, commit: str, branch: str,  # noqa: ANN001
+                 when: float, name: str | None, known: dict | None = None) -> int | None:
+    """write() into a history opened without SQLAlchemy: a SQLite file by
+    sqlite_direct.open_for_ingest (a sqlite3 connection), a server by
+    pg_direct.open_for_ingest (psycopg2's)."""
+    direct = sqlite_direct if isinstance(conn, sqlite3.Connection) else pg_direct
+    dialect = "sqlite" if direct is sqlite_direct else "postgresql"
+    with direct.transaction(conn):
+        written = _write(_Db(conn, dialect), prepared, commit, branch, when, name, known)
+    return _committed(written, known)
 
 
 def _sample_rows(run: int, ids: dict, values: dict) -> list[tuple]:
     """(run id, series id, packed values) of every series of the run."""
-    pack = schema.pack
+    pack = layout.pack
     return [(run, ids[key], pack(reps)) for key, reps in values.items()]
 
 
 _SAMPLE_COLUMNS = "samples (run_id, series_id, packed)"
 
 
-def _insert_samples(conn, rows: list[tuple]) -> None:  # noqa: ANN001
-    """rows through the driver, on the transaction's connection: SQLite's
-    executemany of one prepared INSERT, PostgreSQL's COPY (one stream, no
-    statement per row). SQLAlchemy's per-row parameter handling cost more
-    than the database's own work (cProfile: 0.25 s of 0.9 s per run of
-    48,000 values)."""
-    with closing(conn.connection.cursor()) as cursor:
-        if conn.dialect.name == "postgresql":
+def _insert_samples(db: _Db, rows: list[tuple]) -> None:
+    """rows through the driver: SQLite's executemany of one prepared
+    INSERT, PostgreSQL's COPY (one stream, no statement per row)."""
+    with closing(db.dbapi.cursor()) as cursor:
+        if not db.sqlite:
             # bytea's hex form, its backslash doubled for COPY's text format
             text = "".join(f"{r}\t{s}\t\\\\x{p.hex()}\n" for r, s, p in rows)
             cursor.copy_expert(f"COPY {_SAMPLE_COLUMNS} FROM STDIN", io.StringIO(text))

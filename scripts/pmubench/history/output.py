@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from pmubench.base.terminal import printable
 from pmubench.verdicts import numbers
+from pmubench.history import place
 
 if TYPE_CHECKING:  # names in annotations only: ingest starts without scipy
     from pmubench.history import detect, ingest, judge
@@ -186,8 +187,12 @@ def no_machine(head: str, db: str, machine: str | None, branch: str,
 
 
 def ingested(p: ingest.Prepared, run: int | None, db: str, commit: str, branch: str) -> str:
+    """An ingest's line for the run file p; db the --db value, shown
+    without its password (place.shown reads a server's URL with
+    SQLAlchemy: only the line that names it does)."""
     if run is None:
-        return _shown([f"{PROG}: {p.path}: already in {db} (same content); nothing added"])
+        return _shown([f"{PROG}: {p.path}: already in {place.shown(db)} (same content); "
+                       "nothing added"])
     return _shown([f"{PROG}: {p.path}: run {run}, {p.value_count} values of "
                    f"{len(p.values)} series, commit {commit[:12]} on {branch}"])
 

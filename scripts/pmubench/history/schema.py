@@ -25,21 +25,19 @@ and PostgreSQL.
 
 from __future__ import annotations
 
-import array
-import struct
-import sys
 from contextlib import closing
+from itertools import groupby, islice
+from operator import itemgetter
+from typing import Iterator
 
 from sqlalchemy import (Column, Float, ForeignKey, Index, Integer, LargeBinary,
                         MetaData, PrimaryKeyConstraint, String, Table, Text,
                         UniqueConstraint, func, select, text)
 
-SCHEMA_VERSION = 2
-
-# The longest name (benchmark, metric, machine, branch) kept, on SQLite and
-# PostgreSQL alike: the VARCHAR(200) columns' width, and short enough that
-# a series_key index row fits PostgreSQL's b-tree page (ingest checks it).
-MAX_NAME = 200
+# The version, the name limit and the packing live in layout.py (no
+# SQLAlchemy there); they are this module's names too.
+from pmubench.history.layout import (MAX_NAME, SCHEMA_VERSION, VALUE_BYTES,  # noqa: F401
+                                     pack, unpack)
 
 metadata = MetaData()
 
@@ -89,30 +87,6 @@ samples = Table(
     # values with a row per value; docs/history.md#measured)
     sqlite_with_rowid=False)
 
-# Bytes of one packed value.
-VALUE_BYTES = 8
-
-
-def _pack_little(values: list[float]) -> bytes:
-    return array.array("d", values).tobytes()
-
-
-def _pack_big(values: list[float]) -> bytes:
-    packed = array.array("d", values)
-    packed.byteswap()
-    return packed.tobytes()
-
-
-# A samples row's packed column: the values as little-endian float64s
-# (array's, a third of struct.pack's time with its format string per row).
-pack = _pack_little if sys.byteorder == "little" else _pack_big
-
-
-def unpack(packed: bytes) -> tuple[float, ...]:
-    """The values pack() stored."""
-    return struct.unpack(f"<{len(packed) // VALUE_BYTES}d", packed)
-
-
 def value_count(conn) -> int:  # noqa: ANN001
     """How many values the samples table holds (every repetition)."""
     total = conn.execute(select(func.sum(func.length(samples.c.packed)))).scalar()
@@ -154,26 +128,21 @@ def _samples_v1_to_v2(conn) -> None:  # noqa: ANN001 - a Connection
     conn.execute(text("DROP INDEX samples_run"))
     conn.execute(text("ALTER TABLE samples RENAME TO samples_v1"))
     samples.create(conn)
-    insert = samples.insert()
     with closing(conn.connection.cursor()) as cursor:
         cursor.execute("SELECT run_id, series_id, value FROM samples_v1 "
                        "ORDER BY run_id, series_id, repetition")
-        key, values = None, []
-        while batch := cursor.fetchmany(100_000):
-            rows = []
-            for run, series_id, value in batch:
-                if (run, series_id) != key:
-                    if values:
-                        rows.append({"run_id": key[0], "series_id": key[1],
-                                     "packed": pack(values)})
-                    key, values = (run, series_id), []
-                values.append(value)
-            if rows:
-                conn.execute(insert, rows)
-        if values:
-            conn.execute(insert, [{"run_id": key[0], "series_id": key[1],
-                                   "packed": pack(values)}])
+        rows = ({"run_id": run, "series_id": series_id,
+                 "packed": pack([value for _, _, value in reps])}
+                for (run, series_id), reps in groupby(_fetched(cursor), itemgetter(0, 1)))
+        while chunk := list(islice(rows, 100_000)):
+            conn.execute(samples.insert(), chunk)
     conn.execute(text("DROP TABLE samples_v1"))
+
+
+def _fetched(cursor) -> Iterator[tuple]:  # noqa: ANN001 - a DB-API cursor
+    """The cursor's rows, fetched 100,000 at a time."""
+    while batch := cursor.fetchmany(100_000):
+        yield from batch
 
 
 # version -> function(connection) bringing a database of that version to
