@@ -90,6 +90,30 @@ def test_a_run_mixing_backends(tmp_path):
     assert not db.exists()
 
 
+def test_a_plain_google_benchmark_case_in_a_callgrind_run_keeps_its_times(tmp_path):
+    """BENCHMARK(BM_Plain) beside PMU_BENCHMARK cases under --pmubench_simulate
+    (the default suite has such cases) has valgrind's times and no counts:
+    its family is not in pmubench_case_files, so the run is one backend's.
+    A pmubench case without counts is still a file mixing backends."""
+    values = {**_values(0), "BM_Plain": {"real_time": [5.0] * 3}}
+    listed = "BM_A=cases;BM_B=cases"
+    path = synthetic.write(str(tmp_path / "plain.json"),
+                           synthetic.run(T0, values, pmubench_case_files=listed))
+    db = tmp_path / "h.db"
+    done = history("ingest", "--db", db, "--commit", "abc1234", "--branch", "main", path)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as conn:
+        metrics = conn.execute(
+            "select metric from series where benchmark = 'BM_Plain'").fetchall()
+    assert sorted(m for (m,) in metrics) == ["cpu_time", "real_time"]
+    counted = synthetic.run(T0, values, pmubench_case_files=listed + ";BM_Plain=cases")
+    path = synthetic.write(str(tmp_path / "listed.json"), counted)
+    done = history("ingest", "--db", tmp_path / "h2.db", "--commit", "abc1234",
+                   "--branch", "main", path)
+    assert done.returncode == 2
+    assert "BM_Plain has no callgrind counts" in done.stderr
+
+
 def test_detect_on_a_missing_database(tmp_path):
     done = history("detect", "--db", tmp_path / "none.db")
     assert done.returncode == 2 and "none.db" in done.stderr and "ingest" in done.stderr

@@ -93,13 +93,33 @@ def check_name(name: str, what: str) -> str:
     return name
 
 
+def _pmubench_families(context: dict) -> set[str] | None:
+    """The families of pmubench's own cases, which its context lists
+    ("pmubench_case_files": "BM_A=file;BM_B=file"); None where it does
+    not. A plain Google Benchmark case (BENCHMARK, not PMU_BENCHMARK),
+    timed under valgrind but counted by nothing, is not among them."""
+    listed = context.get("pmubench_case_files")
+    if not isinstance(listed, str) or not listed:
+        return None
+    return {entry.partition("=")[0] for entry in listed.split(";")}
+
+
+def _is_plain(run: benchjson.Run, pmubench_families: set[str] | None) -> bool:
+    return (pmubench_families is not None
+            and run.family not in pmubench_families)
+
+
 def _check_backends(bench: benchjson.BenchFile, path: str) -> None:
     """A file is one backend's: callgrind counts only with a callgrind
     context (valgrind version and cache geometry known), and either every
-    measured benchmark has them or none has."""
+    measured pmubench case has them or none has (a plain Google Benchmark
+    case in a callgrind run has only valgrind's times)."""
     backend = identity.backend_of(bench.context)
+    pmubench_families = _pmubench_families(bench.context)
     ok = [r for r in bench.runs if not r.failed and r.run_type == "iteration"] or \
         [r for r in bench.runs if not r.failed]
+    if backend == "callgrind":
+        ok = [r for r in ok if not _is_plain(r, pmubench_families)]
     # each metric name once: a file repeats the same few names in every run
     names = {m for r in ok for m in r.metrics}
     simulated_names = {m for m in names if benchjson.is_simulated(m)}
