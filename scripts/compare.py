@@ -22,6 +22,7 @@ import argparse
 import gc
 import os
 import sys
+from collections.abc import Iterable
 
 from pmubench.base import launch
 
@@ -227,28 +228,32 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     result.strict = args.strict
     code = comparison.exit_code(result, args.strict, args.allow_inconclusive)
+    parts: Iterable[str]
     if args.format == "json":
-        text = compare_json.render(result, code)
+        # In parts, written one at a time: the report of a large suite is
+        # hundreds of MB.
+        parts = compare_json.render_parts(result, code)
     elif args.format == "markdown":
-        text = compare_markdown.render(result, args.full_output and
-                                       os.path.basename(args.full_output))
+        parts = [compare_markdown.render(result, args.full_output and
+                                         os.path.basename(args.full_output))]
     else:
         color = args.color == "always" or (
             args.color == "auto" and args.output is None and sys.stdout.isatty()
             and os.environ.get("NO_COLOR") is None)
-        text = compare_text.render(result, color)
-    return code if _write(args, result, text) else EXIT_BAD_INPUT
+        parts = [compare_text.render(result, color)]
+    return code if _write(args, result, parts) else EXIT_BAD_INPUT
 
 
 def _write(args: argparse.Namespace, result: comparison.Comparison,
-           text: str) -> bool:
-    """Writes the report (to --output or standard output) and the full
-    report (--full-output), each whole or not at all: the full one first,
-    removed again when the report cannot be written. False (said on
-    stderr) when a file could not be written."""
+           parts: Iterable[str]) -> bool:
+    """Writes the report, given as its text's parts in order, to --output
+    or standard output, and the full report (--full-output), each file
+    whole or not at all: the full one first, removed again when the
+    report cannot be written. False (said on stderr) when a file could
+    not be written."""
     written = []
     for path, content in ((args.full_output, lambda: compare_markdown.render_full(result)),
-                          (args.output, lambda: text)):
+                          (args.output, lambda: "".join(parts))):
         if path is None:
             continue
         try:
@@ -261,7 +266,8 @@ def _write(args: argparse.Namespace, result: comparison.Comparison,
             return False
         written.append(path)
     if args.output is None:
-        sys.stdout.write(text)
+        for part in parts:
+            sys.stdout.write(part)
     return True
 
 
