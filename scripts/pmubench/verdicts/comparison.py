@@ -74,6 +74,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import math
+import operator
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -97,6 +98,9 @@ from pmubench.verdicts.rows import (  # noqa: F401
 _CONTEXT_KEYS = (
     "library_build_type", "pmubench_version", "pmubench_events",
     "pmubench_pinned", "pmubench_exclude_kernel", "pmubench_notice")
+
+
+_VERDICT = operator.attrgetter("verdict")
 
 
 @dataclass
@@ -145,7 +149,7 @@ class Comparison:
     confidence: str = ""
 
     def count(self, verdict: str) -> int:
-        return sum(1 for r in self.rows if r.verdict == verdict)
+        return operator.countOf(map(_VERDICT, self.rows), verdict)
 
     @property
     def result(self) -> str:
@@ -154,7 +158,9 @@ class Comparison:
 
     @property
     def regressions(self) -> list[Row]:
-        return [r for r in self.rows if r.verdict == REGRESSION]
+        # In C: the formats ask several times, of hundreds of thousands of rows.
+        return list(itertools.compress(self.rows, map(
+            operator.eq, map(_VERDICT, self.rows), itertools.repeat(REGRESSION))))
 
     @property
     def regressed_benchmarks(self) -> list[str]:
