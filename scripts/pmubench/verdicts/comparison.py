@@ -380,20 +380,23 @@ def facts(c: Comparison) -> Comparison:
     row's changed_beyond, simulator_time and exact, and the comparison's
     metric_order, ungated_changed, simulated_gate and confidence. Returns
     c."""
-    for r in c.rows:
-        r.changed_beyond = gates.changed_beyond(r)
-        r.simulator_time = (c.backend.simulated and r.verdict == NOT_GATED
+    simulated = c.backend.simulated
+    for r, beyond in zip(c.rows, gates.changed_beyond_each(c.rows)):
+        r.changed_beyond = beyond
+        r.simulator_time = (simulated and r.verdict == NOT_GATED
                             and thresholds.is_time(r.metric))
         r.exact = r.threshold.deterministic
-    times = {r.metric for r in c.rows if r.simulator_time}
-    times -= {r.metric for r in c.rows if not r.simulator_time}
+    times = {r.metric for r in c.rows if r.simulator_time} if simulated else set()
+    if times:
+        times -= {r.metric for r in c.rows if not r.simulator_time}
     c.metric_order = ([m for m in c.metrics if m not in times]
                       + [m for m in c.metrics if m in times])
     blind = gates.blind_benchmarks(c.rows)
     c.ungated_changed = [r for r in c.rows if r.benchmark in blind
                          and r.verdict == NOT_GATED and r.changed_beyond
-                         and not r.simulator_time]
-    c.simulated_gate = thresholds.simulated_gate_text([r.threshold for r in c.rows])
+                         and not r.simulator_time] if blind else []
+    c.simulated_gate = thresholds.simulated_gate_text(
+        list({id(r.threshold): r.threshold for r in c.rows}.values()))
     c.confidence = stats.confidence_label(c.alpha)
     return c
 
