@@ -29,6 +29,18 @@ def test_medians_are_stats_median_bit_for_bit():
         assert [repr(g) for g in got] == [repr(stats.median(s)) for s in group]
 
 
+def test_zero_medians_with_and_without_a_negative_zero_are_stats_median():
+    """Rows of zeros, signed zeros and opposite values (whose median is a
+    zero made by arithmetic): numpy's median is used where no -0.0 is in
+    the row, sorted()'s where one is; both are stats.median's."""
+    rng = random.Random(7)
+    for size in range(2, 8):
+        group = [[rng.choice((-0.0, 0.0, 0.0, 1.0, -1.0)) for _ in range(size)]
+                 for _ in range(400)]
+        got = batch.medians(np.array(group, dtype=float)).tolist()
+        assert [repr(g) for g in got] == [repr(stats.median(s)) for s in group]
+
+
 def _samples(rng: random.Random, size: int) -> list[float]:
     kind = rng.randrange(6)
     if kind == 0:

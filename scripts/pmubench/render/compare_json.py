@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from pmubench.verdicts import comparison as cmp
@@ -151,10 +152,19 @@ def _number(x: Any) -> str:
     return _encode(x)
 
 
-def _flag(x: Any) -> str:
-    """_number(x) for a row's bool (a bool is its own type: 1 is not True)."""
-    if type(x) is bool:
-        return "true" if x else "false"
+class _Encoded(dict):
+    """Each string's JSON text, encoded on first sight: looked up in C
+    (a row asks for seven)."""
+
+    def __missing__(self, text: str) -> str:
+        done = self[text] = _encode(text)
+        return done
+
+
+def _float_or_number(x: Any) -> str:
+    """_number(x), a finite float's repr without its calls."""
+    if x.__class__ is float and x - x == 0.0:
+        return _float_text(x)
     return _number(x)
 
 
@@ -163,18 +173,16 @@ class _RowText:
     from its parts: a suite of 180,000 runs a file has hundreds of
     thousands of rows, whose dicts and their encoding were most of the
     JSON format's time. A benchmark's or a threshold's part is encoded
-    once and reused by every row that shares it."""
+    once and reused by every row that shares it; row() calls as few
+    functions as it can (a call per field was a third of its time)."""
 
     def __init__(self) -> None:
-        self.strings: dict[str, str] = {}
+        self.strings: dict[str, str] = _Encoded()
         self.thresholds: dict[int, tuple[object, str]] = {}
         self.numbers: dict[Any, str] = {}
 
     def string(self, text: str) -> str:
-        done = self.strings.get(text)
-        if done is None:
-            done = self.strings[text] = _encode(text)
-        return done
+        return self.strings[text]
 
     def threshold(self, t: Any) -> str:
         done = self.thresholds.get(id(t))
@@ -188,19 +196,22 @@ class _RowText:
         return done[1]
 
     def side(self, s: cmp.Side) -> str:
+        values = s.values
         try:
             # benchjson.load refused NaN and infinities: a float's repr is
             # what json writes; anything else goes through _number.
-            texts = list(map(_float_text, s.values))
+            texts = list(map(_float_text, values))
         except TypeError:
-            texts = list(map(_number, s.values))
+            texts = list(map(_number, values))
+        center = s.center
         try:   # the center of an odd sample is one of its values (not 0: -0.0 == 0.0)
-            center = texts[s.values.index(s.center)] if s.center else _number(s.center)
+            center_text = texts[values.index(center)] if center else _number(center)
         except ValueError:
-            center = _number(s.center)
-        n = int.__repr__(s.n) if type(s.n) is int else _number(s.n)
-        return (f'{{"center": {center}, "n": {n}, '
-                f'"source": {self.string(s.source)}, "values": [{", ".join(texts)}]}}')
+            center_text = _float_or_number(center)
+        n = s.n
+        return (f'{{"center": {center_text}, '
+                f'"n": {int.__repr__(n) if n.__class__ is int else _number(n)}, '
+                f'"source": {self.strings[s.source]}, "values": [{", ".join(texts)}]}}')
 
     def repeated(self, x: Any) -> str:
         """_number(x) for a value many rows share (p-values of the exact
@@ -213,41 +224,70 @@ class _RowText:
         return done
 
     def row(self, r: cmp.Row) -> str:
+        strings, numbers = self.strings, self.numbers
         change = r.change
         finite = math.isfinite(change)
-        if finite and type(change) is float:   # the common case without _number's calls
+        if finite and change.__class__ is float:   # the common case without _number's calls
             pct = change * 100.0
             change_text = _float_text(change)
             pct_text = _float_text(pct) if pct - pct == 0.0 else "null"
         else:
             change_text = _number(_finite(change))
             pct_text = _number(_finite(change * 100.0))
-        ci = ("null" if r.interval is None else
-              f'{{"low": {_number(r.interval.low)}, "high": {_number(r.interval.high)}, '
-              f'"level": {self.repeated(r.interval.level)}}}')
+        iv = r.interval
+        if iv is None:
+            ci = "null"
+        else:
+            level = iv.level
+            ci = (f'{{"low": {_float_or_number(iv.low)}, "high": {_float_or_number(iv.high)}, '
+                  f'"level": {(level and numbers.get(level)) or self.repeated(level)}}}')
+        p = r.p_value
+        higher, beyond = r.higher_is_better, r.changed_beyond
+        threshold = self.thresholds.get(id(r.threshold))
         return (
-            f'{{"benchmark": {self.string(r.benchmark)}, "metric": {self.string(r.metric)}, '
-            f'"unit": {self.string(r.unit)}, "higher_is_better": {_flag(r.higher_is_better)}, '
+            f'{{"benchmark": {strings[r.benchmark]}, "metric": {strings[r.metric]}, '
+            f'"unit": {strings[r.unit]}, "higher_is_better": '
+            f'{("true" if higher else "false") if higher.__class__ is bool else _number(higher)}, '
             f'"baseline": {self.side(r.baseline)}, "contender": {self.side(r.contender)}, '
             f'"change": {change_text}, "change_pct": {pct_text}, '
             f'"change_infinite": {"null" if finite else _encode("+" if change > 0 else "-")}, '
-            f'"p_value": {self.repeated(r.p_value)}, "ci": {ci}, "mode": {self.string(r.mode)}, '
-            f'{self.threshold(r.threshold)}, '
-            f'"changed_beyond_threshold": {_flag(r.changed_beyond)}, '
-            f'"verdict": {self.string(r.verdict)}, '
+            f'"p_value": {(p and numbers.get(p)) or self.repeated(p)}, "ci": {ci}, '
+            f'"mode": {strings[r.mode]}, '
+            f'{threshold[1] if threshold is not None else self.threshold(r.threshold)}, '
+            f'"changed_beyond_threshold": '
+            f'{("true" if beyond else "false") if beyond.__class__ is bool else _number(beyond)}, '
+            f'"verdict": {strings[r.verdict]}, '
             f'"work_changed": {_encode(r.work.to_json()) if r.work else "null"}}}')
 
 
 def render(c: cmp.Comparison, exit_code: int) -> str:
     """Indented, with one row a line (the rows as _RowText writes them:
     indent makes json use its Python encoder, several times slower)."""
+    return "".join(render_parts(c, exit_code))
+
+
+# Rows a part of render_parts holds: parts of a few MB, not one string of
+# the whole report (220 MB for 288,000 rows, made and copied again and
+# again: most of the JSON format's system time).
+_ROWS_A_PART = 4096
+
+
+def render_parts(c: cmp.Comparison, exit_code: int) -> Iterator[str]:
+    """render's text in parts, in order, made as they are asked for:
+    what compare.py writes out one at a time."""
     report = to_dict(c, exit_code, rows=False)
     report["rows"] = _ROWS
     text = json.dumps(report, indent=2, allow_nan=False)
     placeholder = '\n  "rows": ' + json.dumps(_ROWS)
-    row_text = _RowText().row
-    listed = ("[\n" + ",\n".join(["    " + row_text(r) for r in c.rows])
-              + "\n  ]") if c.rows else "[]"
     before, sep, after = text.partition(placeholder)
     assert sep, "the rows placeholder is where json.dumps put it"
-    return before + '\n  "rows": ' + listed + after + "\n"
+    if not c.rows:
+        yield before + '\n  "rows": []' + after + "\n"
+        return
+    yield before + '\n  "rows": [\n'
+    row_text = _RowText().row
+    rows = c.rows
+    for start in range(0, len(rows), _ROWS_A_PART):
+        part = ",\n".join(["    " + row_text(r) for r in rows[start:start + _ROWS_A_PART]])
+        yield part if start == 0 else ",\n" + part
+    yield "\n  ]" + after + "\n"

@@ -87,11 +87,7 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
     for metric in c.metric_order:
         rows = by_metric[metric]
         cells: list[tuple[str, ...]] = [_HEADER]
-        for r in rows:
-            cells.append((r.benchmark, fmt.center(r, r.baseline),
-                          fmt.center(r, r.contender), fmt.row_change(r),
-                          fmt.interval(r.interval, c.alpha),
-                          fmt.p_value(r.p_value), fmt.verdict(r) + fmt.work_note(r)))
+        cells += [(r.benchmark, *row) for r, row in zip(rows, fmt.row_cells(rows, c.alpha))]
         geo = geomeans[metric]
         cells.append((f"geomean ({geo.benchmarks})", "", "", fmt.change(geo.change),
                       "", "", ""))

@@ -652,7 +652,13 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
     given, receives each metric's column when every run passed the column
     checks."""
     metric_keys = [k for k in shape if k not in STRUCTURAL_FIELDS]
-    columns = dict(zip(shape, zip(*map(dict.values, objs))))
+    # Every value in one flat list, then each field's column a slice of it:
+    # in C, and twice as fast as zip(*) of the runs' values (which makes
+    # an iterator per run).
+    flat = list(itertools.chain.from_iterable(map(dict.values, objs)))
+    width = len(shape)
+    columns = {key: tuple(flat[i::width]) for i, key in enumerate(shape)}
+    del flat
     rare = any(k in _RARE_FIELDS or k.startswith(PROFILE_FIELD_PREFIX) for k in shape)
     # Each column's types, found once: the checks below ask for most twice.
     _TYPES.update((id(col), (col, set(map(type, col)))) for col in columns.values())

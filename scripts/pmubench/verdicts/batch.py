@@ -37,13 +37,19 @@ class Block:
 
 
 def medians(values: np.ndarray) -> np.ndarray:
-    """stats.median of each row. A zero median is taken from Python's
-    sorted() (which keeps -0.0 and 0.0 in file order; numpy's sort need not)."""
+    """stats.median of each row. A zero median of a row holding -0.0 is
+    taken from Python's sorted() (which keeps -0.0 and 0.0 in file order;
+    numpy's sort need not); without a -0.0 the zeros are all one value, and
+    numpy's is Python's (counts that are zero in every run, page faults,
+    context switches, are most rows of a large suite)."""
     ordered = np.sort(values, axis=1)
     n = values.shape[1]
     mid = n // 2
     out = ordered[:, mid] if n % 2 else (ordered[:, mid - 1] + ordered[:, mid]) / 2
     zero = np.flatnonzero(out == 0)
+    if len(zero):
+        held = values[zero]
+        zero = zero[((held == 0) & np.signbit(held)).any(axis=1)]
     for i in zero:
         out[i] = stats.median(values[i].tolist())
     return out

@@ -74,6 +74,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import math
+import operator
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -97,6 +98,9 @@ from pmubench.verdicts.rows import (  # noqa: F401
 _CONTEXT_KEYS = (
     "library_build_type", "pmubench_version", "pmubench_events",
     "pmubench_pinned", "pmubench_exclude_kernel", "pmubench_notice")
+
+
+_VERDICT = operator.attrgetter("verdict")
 
 
 @dataclass
@@ -145,7 +149,7 @@ class Comparison:
     confidence: str = ""
 
     def count(self, verdict: str) -> int:
-        return sum(1 for r in self.rows if r.verdict == verdict)
+        return operator.countOf(map(_VERDICT, self.rows), verdict)
 
     @property
     def result(self) -> str:
@@ -154,7 +158,9 @@ class Comparison:
 
     @property
     def regressions(self) -> list[Row]:
-        return [r for r in self.rows if r.verdict == REGRESSION]
+        # In C: the formats ask several times, of hundreds of thousands of rows.
+        return list(itertools.compress(self.rows, map(
+            operator.eq, map(_VERDICT, self.rows), itertools.repeat(REGRESSION))))
 
     @property
     def regressed_benchmarks(self) -> list[str]:
@@ -374,20 +380,23 @@ def facts(c: Comparison) -> Comparison:
     row's changed_beyond, simulator_time and exact, and the comparison's
     metric_order, ungated_changed, simulated_gate and confidence. Returns
     c."""
-    for r in c.rows:
-        r.changed_beyond = gates.changed_beyond(r)
-        r.simulator_time = (c.backend.simulated and r.verdict == NOT_GATED
+    simulated = c.backend.simulated
+    for r, beyond in zip(c.rows, gates.changed_beyond_each(c.rows)):
+        r.changed_beyond = beyond
+        r.simulator_time = (simulated and r.verdict == NOT_GATED
                             and thresholds.is_time(r.metric))
         r.exact = r.threshold.deterministic
-    times = {r.metric for r in c.rows if r.simulator_time}
-    times -= {r.metric for r in c.rows if not r.simulator_time}
+    times = {r.metric for r in c.rows if r.simulator_time} if simulated else set()
+    if times:
+        times -= {r.metric for r in c.rows if not r.simulator_time}
     c.metric_order = ([m for m in c.metrics if m not in times]
                       + [m for m in c.metrics if m in times])
     blind = gates.blind_benchmarks(c.rows)
     c.ungated_changed = [r for r in c.rows if r.benchmark in blind
                          and r.verdict == NOT_GATED and r.changed_beyond
-                         and not r.simulator_time]
-    c.simulated_gate = thresholds.simulated_gate_text([r.threshold for r in c.rows])
+                         and not r.simulator_time] if blind else []
+    c.simulated_gate = thresholds.simulated_gate_text(
+        list({id(r.threshold): r.threshold for r in c.rows}.values()))
     c.confidence = stats.confidence_label(c.alpha)
     return c
 

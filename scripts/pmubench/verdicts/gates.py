@@ -81,6 +81,28 @@ def changed_beyond(row: Row) -> bool:
             abs(row.contender.center - row.baseline.center) >= row.threshold.floor)
 
 
+def changed_beyond_each(rows: list[Row]) -> list[bool]:
+    """changed_beyond of each row, the same rule with each threshold's
+    percentage looked up once (a large suite has hundreds of thousands of
+    rows and a few thresholds)."""
+    pcts: dict[int, tuple[object, float | None]] = {}
+    out = []
+    append = out.append
+    for row in rows:
+        threshold = row.threshold
+        known = pcts.get(id(threshold))
+        if known is None:
+            pct = threshold.pct
+            if pct is None:
+                pct = metrics.CLASS_BY_NAME[threshold.metric_class].threshold_pct
+            known = pcts[id(threshold)] = (threshold, pct)   # kept: its id stays its own
+        pct = known[1]
+        change = row.change
+        append(pct is not None and change == change and abs(change) * 100.0 > pct
+               and abs(row.contender.center - row.baseline.center) >= threshold.floor)
+    return out
+
+
 def needed_size(alpha: float) -> int:
     """The smallest k for which k vs k values can reach p < alpha."""
     k = 2
@@ -248,8 +270,9 @@ def blind_warnings(rows: list[Row], alpha: float, baseline_path: str,
     """For a comparison that is not inconclusive: the benchmarks that have
     no row that catches a slowdown, or that rest on times alone."""
     benchmarks = list(dict.fromkeys(r.benchmark for r in rows))
-    caught = {r.benchmark for r in rows if catches_slowdown(r)}
-    counted = {r.benchmark for r in rows if catches_slowdown(r) and is_counting(r)}
+    catching = list(filter(catches_slowdown, rows))
+    caught = {r.benchmark for r in catching}
+    counted = {r.benchmark for r in catching if is_counting(r)}
     blind = [b for b in benchmarks if b not in caught]
     out = []
     if blind:
