@@ -71,6 +71,7 @@ no verdict of its own.
 
 from __future__ import annotations
 
+import collections
 import fnmatch
 import itertools
 import math
@@ -150,6 +151,13 @@ class Comparison:
 
     def count(self, verdict: str) -> int:
         return operator.countOf(map(_VERDICT, self.rows), verdict)
+
+    def counts(self) -> dict[str, int]:
+        """count() of each verdict (regression, improvement, no
+        significant change, not gated, in that order), in one pass over
+        the rows."""
+        seen = collections.Counter(map(_VERDICT, self.rows))
+        return {v: seen[v] for v in (REGRESSION, IMPROVEMENT, NO_CHANGE, NOT_GATED)}
 
     @property
     def result(self) -> str:
