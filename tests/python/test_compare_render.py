@@ -92,3 +92,26 @@ def test_text_and_markdown_headers_explain_rows_at_a_lower_level(fixture_path):
         assert marked == (reps == 3)
         for text in (render_text.render(result), render_markdown.render(result)):
             assert ("rows marked @N%" in text) == marked
+
+
+def test_row_cells_of_exact_rows_keep_the_sign_of_a_zero_change():
+    """row_cells makes an exact row's cells once for each centers and
+    change: a change of -0.0 still says '-0.00%', +0.0 '+0.00%', and
+    each row's cells are what center, row_change and verdict say."""
+    threshold = comparison.thresholds.resolve("instructions", [], "perf_event", False)
+
+    def row(name: str, b: float, c: float, change: float) -> comparison.Row:
+        sides = [comparison.Side(x, 3, "repetitions", [x] * 3) for x in (b, c)]
+        return comparison.Row(name, "instructions", "", *sides, change, 1.0, None,
+                              comparison.U_TEST, threshold, False,
+                              comparison.NO_CHANGE, exact=True)
+
+    rows = [row("A", 5.0, 5.0, 0.0), row("B", 5.0, 5.0, -0.0), row("C", 5.0, 5.0, 0.0),
+            row("D", 0.0, 0.0, -0.0), row("E", -0.0, 0.0, 0.0), row("F", 4.0, 6.0, 0.5)]
+    cells = formatting.row_cells(rows, 0.05)
+    assert [c[3] for c in cells] == ["+0, +0.00%", "+0, -0.00%", "+0, +0.00%",
+                                     "+0, -0.00%", "+0, +0.00%", "+2, +50.00%"]
+    for r, c in zip(rows, cells):
+        assert c == (r.benchmark, formatting.center(r, r.baseline),
+                     formatting.center(r, r.contender), formatting.row_change(r),
+                     "-", formatting.p_value(r.p_value), formatting.verdict(r))

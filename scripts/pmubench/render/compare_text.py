@@ -87,7 +87,7 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
     for metric in c.metric_order:
         rows = by_metric[metric]
         cells: list[tuple[str, ...]] = [_HEADER]
-        cells += [(r.benchmark, *row) for r, row in zip(rows, fmt.row_cells(rows, c.alpha))]
+        cells += fmt.row_cells(rows, c.alpha)
         geo = geomeans[metric]
         cells.append((f"geomean ({geo.benchmarks})", "", "", fmt.change(geo.change),
                       "", "", ""))

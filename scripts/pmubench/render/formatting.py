@@ -137,20 +137,36 @@ def work_note(row: comparison.Row) -> str:
     return f"; work changed: {row.work.describe()}" if row.work else ""
 
 
+def _exact_cells(r: comparison.Row, seen: dict) -> tuple[str, str, str]:
+    """center(r, baseline), center(r, contender) and row_change(r) of an
+    exact row, made once for each (centers, change): counts repeat (a
+    suite's zero counts). A change of 0 is keyed with its sign, which
+    row_change shows ('-0.00%'); exact() shows -0.0 as 0."""
+    change = r.change
+    b, c = r.baseline.center, r.contender.center
+    key = (b, c, change) if change else (b, c, change, math.copysign(1.0, change))
+    done = seen.get(key)
+    if done is None:
+        done = seen[key] = (exact(b), exact(c), row_change(r))
+    return done
+
+
 def row_cells(rows: list[comparison.Row], alpha: float) -> list[tuple[str, ...]]:
-    """Each row's cells after its name, as a table shows them: center(row,
+    """Each row's cells, as a table shows them: its benchmark, center(row,
     baseline), center(row, contender), row_change, interval, p_value and
     verdict + work_note, the same text. What many rows share (a p-value of
-    the exact test, a verdict, an interval's level) is made once: a suite
-    of 180,000 runs a file has hundreds of thousands of rows."""
+    the exact test, a verdict, an interval's level, an exact row's counts)
+    is made once: a suite of 180,000 runs a file has hundreds of thousands
+    of rows."""
     p_texts: dict = {None: "-"}
     verdicts: dict = {}
     levels: dict = {}
+    counts: dict = {}
     out = []
     append = out.append
     for r in rows:
         if r.exact:
-            b, c, moved = exact(r.baseline.center), exact(r.contender.center), row_change(r)
+            b, c, moved = _exact_cells(r, counts)
         else:
             unit = r.unit
             b, c = value(r.baseline.center, unit), value(r.contender.center, unit)
@@ -172,7 +188,8 @@ def row_cells(rows: list[comparison.Row], alpha: float) -> list[tuple[str, ...]]
         said = verdicts.get(key)
         if said is None:
             said = verdicts[key] = verdict(r)
-        append((b, c, moved, ci, p_text, said + work_note(r) if r.work else said))
+        append((r.benchmark, b, c, moved, ci, p_text,
+                said + work_note(r) if r.work else said))
     return out
 
 
