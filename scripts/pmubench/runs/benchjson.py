@@ -139,10 +139,10 @@ class BenchFile:
     # comparison reads a column at a time. Kept with the list it describes:
     # metric_columns() gives them only while `runs` is that list, unchanged
     # in length.
-    shared_columns: tuple[list[Run], dict[str, tuple[float, ...]]] | None = field(
+    shared_columns: tuple[list[Run], dict[str, list[float]]] | None = field(
         default=None, repr=False, compare=False)
 
-    def metric_columns(self) -> dict[str, tuple[float, ...]] | None:
+    def metric_columns(self) -> dict[str, list[float]] | None:
         """Each metric's values over the runs, in run order; None unless
         every run has every metric (see shared_columns)."""
         if self.shared_columns is None:
@@ -603,7 +603,7 @@ def _parse_common(obj: Any, path: str) -> BenchFile | None:
         return None
     try:
         context = _check_context(obj.get("context", {}), path)
-        columns: dict[str, tuple[float, ...]] = {}
+        columns: dict[str, list[float]] = {}
         runs = _common_runs(obj["benchmarks"], path, columns)
     except BadInput:
         return None
@@ -654,10 +654,11 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
     metric_keys = [k for k in shape if k not in STRUCTURAL_FIELDS]
     # Every value in one flat list, then each field's column a slice of it:
     # in C, and twice as fast as zip(*) of the runs' values (which makes
-    # an iterator per run).
+    # an iterator per run). The slices are the columns (lists nobody
+    # changes), not copied again into tuples.
     flat = list(itertools.chain.from_iterable(map(dict.values, objs)))
     width = len(shape)
-    columns = {key: tuple(flat[i::width]) for i, key in enumerate(shape)}
+    columns = {key: flat[i::width] for i, key in enumerate(shape)}
     del flat
     rare = any(k in _RARE_FIELDS or k.startswith(PROFILE_FIELD_PREFIX) for k in shape)
     # Each column's types, found once: the checks below ask for most twice.

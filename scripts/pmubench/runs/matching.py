@@ -38,7 +38,8 @@ _REPEATS = re.compile(r"/repeats:\d+(?=/|$)")
 
 def match_key(run_name: str) -> str:
     """'BM_Chase/4096/repeats:5/threads:1' -> 'BM_Chase/4096/threads:1'."""
-    return _REPEATS.sub("", run_name)
+    # Most names have no repeats component: no regex for them.
+    return _REPEATS.sub("", run_name) if "/repeats:" in run_name else run_name
 
 
 @dataclass
@@ -159,14 +160,15 @@ def _group_iterations(bench: benchjson.BenchFile, groups: dict[str, BenchmarkRun
     """group_runs for a file of iterations none of which failed (a
     suite's repetitions, one benchmark's runs next to each other): a
     stretch of runs of one name, registration and unit at a time."""
-    index = 0
-    for _, stretch in itertools.groupby(zip(map(_SEGMENT, bench.runs), bench.runs),
-                                        key=operator.itemgetter(0)):
-        runs = [run for _, run in stretch]
-        group = _group_of(bench.path, runs[0], groups, keys, seen)
-        group.iterations += runs
-        group.indexes += range(index, index + len(runs))
-        index += len(runs)
+    index, runs = 0, bench.runs
+    # The stretches' lengths, then each stretch a slice of the runs (in C).
+    for length in map(len, map(list, map(operator.itemgetter(1),
+                                          itertools.groupby(map(_SEGMENT, runs))))):
+        end = index + length
+        group = _group_of(bench.path, runs[index], groups, keys, seen)
+        group.iterations += runs[index:end]
+        group.indexes += range(index, end)
+        index = end
 
 
 def _group_of(path: str, run: benchjson.Run, groups: dict[str, BenchmarkRuns],
