@@ -115,3 +115,24 @@ def test_row_cells_of_exact_rows_keep_the_sign_of_a_zero_change():
         assert c == (r.benchmark, formatting.center(r, r.baseline),
                      formatting.center(r, r.contender), formatting.row_change(r),
                      "-", formatting.p_value(r.p_value), formatting.verdict(r))
+
+
+def test_row_cells_of_other_rows_are_value_and_change():
+    """row_cells writes the common centers and changes itself: at and
+    around every edge of value() and change() it says what they say."""
+    threshold = comparison.thresholds.resolve("cpu_time", [], "perf_event", False)
+    centers = [0.0, -0.0, 0.001, 0.000999, 999.9, 1000.0, -999.9, -0.5, 12.345678,
+               math.inf, -math.inf, math.nan, 1e15]
+    changes = [0.0, -0.0, 0.99999, 0.999999999, 1.0, -1.0, -0.99999, 0.5, math.inf,
+               -math.inf, math.nan, 12.0]
+    rows = []
+    for i, (x, change) in enumerate(zip(centers, changes + [0.1])):
+        for unit in ("ns", ""):
+            sides = [comparison.Side(v, 3, "repetitions", [v] * 3) for v in (x, -x)]
+            rows.append(comparison.Row(f"B{i}", "cpu_time", unit, *sides, change, None,
+                                       None, comparison.U_TEST, threshold, False,
+                                       comparison.NO_CHANGE))
+    for r, cells in zip(rows, formatting.row_cells(rows, 0.05)):
+        assert cells[1:4] == (formatting.value(r.baseline.center, r.unit),
+                              formatting.value(r.contender.center, r.unit),
+                              formatting.change(r.change))

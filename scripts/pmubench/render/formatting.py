@@ -168,9 +168,15 @@ def row_cells(rows: list[comparison.Row], alpha: float) -> list[tuple[str, ...]]
         if r.exact:
             b, c, moved = _exact_cells(r, counts)
         else:
-            unit = r.unit
-            b, c = value(r.baseline.center, unit), value(r.contender.center, unit)
-            moved = change(r.change)
+            # value() and change() of the common case (a center from 0.001
+            # to 1000, a change within 100%) written here, the same text
+            # without their calls; any other through them.
+            unit, x, y = r.unit, r.baseline.center, r.contender.center
+            sep = " " if unit else ""
+            b = f"{x:.4g}{sep}{unit}" if 1e-3 <= abs(x) < 1e3 else value(x, unit)
+            c = f"{y:.4g}{sep}{unit}" if 1e-3 <= abs(y) < 1e3 else value(y, unit)
+            pct = r.change * 100.0
+            moved = f"{pct:+.2f}%" if -100.0 < pct < 100.0 else change(r.change)
         iv = r.interval
         if iv is None:
             ci = "-"
