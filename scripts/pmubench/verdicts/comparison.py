@@ -264,13 +264,11 @@ def judge(baseline: Side, contender: Side, threshold: thresholds.Threshold,
     return Judgement(verdict, mode, change, p, interval)
 
 
-def _noise_notes(rows: list[Row], metrics: list[str]) -> list[str]:
+def _noise_notes(by_metric: dict[str, list[Row]], metrics: list[str]) -> list[str]:
     """Notes for metrics whose baseline spread is larger than the threshold:
-    their verdicts rest on the test and need more repetitions to fire."""
+    their verdicts rest on the test and need more repetitions to fire.
+    by_metric holds each metric's rows (compare groups them once)."""
     notes = []
-    by_metric: dict[str, list[Row]] = {}
-    for r in rows:
-        by_metric.setdefault(r.metric, []).append(r)
     for metric in metrics:
         cvs = []
         threshold = None
@@ -362,7 +360,7 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
         by_metric.setdefault(r.metric, []).append(r)
     metrics = [m for m in metrics if m in by_metric]
     geomeans = [_geomean(metric, by_metric[metric]) for metric in metrics]
-    notes = _comparison_notes(baseline, contender, pairing, rows, metrics)
+    notes = _comparison_notes(baseline, contender, pairing, by_metric, metrics)
     notes += [n for n in [work.note({r.benchmark: r.work for r in rows if r.work})] if n]
     seen = gates.MetricsSeen(file_metrics, selected_metrics,
                              _lacking(baseline.path, b_names, contender.path, c_names))
@@ -619,10 +617,11 @@ def _geomean(metric: str, rows: list[Row]) -> Geomean:
 
 
 def _comparison_notes(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
-                      pairing: matching.Pairing, rows: list[Row],
+                      pairing: matching.Pairing, by_metric: dict[str, list[Row]],
                       metrics: list[str]) -> list[str]:
     """The notes of a comparison: context differences, duplicate names,
-    complexity fits left out, metrics noisier than their threshold."""
+    complexity fits left out, metrics noisier than their threshold (of
+    each metric's rows in by_metric)."""
     notes = _context_notes(baseline.context, contender.context)
     notes += pairing.duplicate_notes
     for bench in (baseline, contender):
@@ -631,7 +630,7 @@ def _comparison_notes(baseline: benchjson.BenchFile, contender: benchjson.BenchF
                          "fit(s) (->Complexity()'s BigO and RMS aggregates) "
                          "left out: they fit a curve over a family, not one "
                          "benchmark's measurement")
-    notes += _noise_notes(rows, metrics)
+    notes += _noise_notes(by_metric, metrics)
     return notes
 
 
