@@ -366,7 +366,9 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                              _lacking(baseline.path, b_names, contender.path, c_names))
     reason = gates.inconclusive_reason(rows, seen, alpha,
                                        baseline.path, contender.path) if rows else None
-    warnings = (gates.blind_warnings(rows, alpha, baseline.path, contender.path)
+    # The rows that catch a slowdown, found once for the warnings and facts.
+    catching = list(filter(gates.catches_slowdown, rows))
+    warnings = (gates.blind_warnings(rows, alpha, baseline.path, contender.path, catching)
                 if reason is None else [])
     attributions, attribution_notes = attribution.attribute(
         rows, pairing, baseline.path, contender.path)
@@ -378,14 +380,15 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
         gates.refused_thresholds(rows, overrides, alpha, baseline.path, contender.path),
         backend, machines.machine_differences(baseline.context, contender.context),
         attributions=attributions, attribution_notes=attribution_notes,
-        alloc_sites=sites, alloc_site_notes=site_notes))
+        alloc_sites=sites, alloc_site_notes=site_notes), catching)
 
 
-def facts(c: Comparison) -> Comparison:
+def facts(c: Comparison, catching: list[Row] | None = None) -> Comparison:
     """Sets what every format prints and no renderer may decide: each
     row's changed_beyond, simulator_time and exact, and the comparison's
     metric_order, ungated_changed, simulated_gate and confidence. Returns
-    c."""
+    c. catching, when given, is the rows that catch a slowdown
+    (gates.blind_benchmarks)."""
     simulated = c.backend.simulated
     for r, beyond in zip(c.rows, gates.changed_beyond_each(c.rows)):
         r.changed_beyond = beyond
@@ -397,7 +400,7 @@ def facts(c: Comparison) -> Comparison:
         times -= {r.metric for r in c.rows if not r.simulator_time}
     c.metric_order = ([m for m in c.metrics if m not in times]
                       + [m for m in c.metrics if m in times])
-    blind = gates.blind_benchmarks(c.rows)
+    blind = gates.blind_benchmarks(c.rows, catching)
     c.ungated_changed = [r for r in c.rows if r.benchmark in blind
                          and r.verdict == NOT_GATED and r.changed_beyond
                          and not r.simulator_time] if blind else []

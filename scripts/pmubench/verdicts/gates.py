@@ -259,18 +259,23 @@ def inconclusive_reason(rows: list[Row], seen: MetricsSeen, alpha: float,
     return text
 
 
-def blind_benchmarks(rows: list[Row]) -> set[str]:
-    """The benchmarks with no row that catches a slowdown."""
-    caught = {r.benchmark for r in rows if catches_slowdown(r)}
+def blind_benchmarks(rows: list[Row], catching: list[Row] | None = None) -> set[str]:
+    """The benchmarks with no row that catches a slowdown (catching, when
+    given: the rows of rows that do, in order, found once by the caller)."""
+    if catching is None:
+        catching = list(filter(catches_slowdown, rows))
+    caught = {r.benchmark for r in catching}
     return {r.benchmark for r in rows} - caught
 
 
 def blind_warnings(rows: list[Row], alpha: float, baseline_path: str,
-                   contender_path: str) -> list[str]:
+                   contender_path: str, catching: list[Row] | None = None) -> list[str]:
     """For a comparison that is not inconclusive: the benchmarks that have
-    no row that catches a slowdown, or that rest on times alone."""
+    no row that catches a slowdown, or that rest on times alone (catching
+    as blind_benchmarks takes it)."""
     benchmarks = list(dict.fromkeys(r.benchmark for r in rows))
-    catching = list(filter(catches_slowdown, rows))
+    if catching is None:
+        catching = list(filter(catches_slowdown, rows))
     caught = {r.benchmark for r in catching}
     counted = {r.benchmark for r in catching if is_counting(r)}
     blind = [b for b in benchmarks if b not in caught]
