@@ -108,8 +108,10 @@ absl::StatusOr<std::unique_ptr<benchmark::BenchmarkReporter>> OpenRecordWriter(
   if (fd < 0 || (profile.has_value() && profiles_fd < 0)) {
     const int open_errno = errno;
     if (fd >= 0) ::close(fd);
-    return absl::InvalidArgumentError(absl::StrCat(
-        files, ".runs: cannot be written: ", std::strerror(open_errno)));
+    if (profiles_fd >= 0) ::close(profiles_fd);
+    return absl::InvalidArgumentError(
+        absl::StrCat(files, fd < 0 ? ".runs" : ".profiles",
+                     ": cannot be written: ", std::strerror(open_errno)));
   }
   std::optional<SimulatedProfileRenderer> renderer;
   if (profile.has_value()) renderer.emplace(*std::move(profile));
