@@ -117,15 +117,6 @@ def test_line_groups_append_a_label_that_tells_lines_apart():
     assert all(len(group) == 2 for group in lines.values())
 
 
-def test_case_files_parses_the_runner_key_and_ignores_junk():
-    context = {"pmubench_case_files":
-               "BM_A=branch;BM_B=branch;bad;=x;BM_C=;BM_D=ilp;BM_A=other"}
-    assert series.case_files(context) == {"BM_A": "branch", "BM_B": "branch",
-                                          "BM_D": "ilp"}
-    assert series.case_files({"pmubench_case_files": "none"}) == {}
-    assert series.case_files({}) == {}
-
-
 def test_one_section_per_source_file_in_file_order():
     insts = [_inst("BM_A/1", real_time=1.0), _inst("BM_Plain", real_time=1.0),
              _inst("BM_D", real_time=1.0), _inst("BM_B/n:2", real_time=1.0),

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pmubench.base import regular_file
-from pmubench.runs import benchjson
+from pmubench.runs import benchjson, case_files
 from pmubench.history import identity, layout, pg_direct, sqlite_direct
 
 if TYPE_CHECKING:  # history.py ingest imports no SQLAlchemy
@@ -93,17 +93,6 @@ def check_name(name: str, what: str) -> str:
     return name
 
 
-def _pmubench_families(context: dict) -> set[str] | None:
-    """The families of pmubench's own cases, which its context lists
-    ("pmubench_case_files": "BM_A=file;BM_B=file"); None where it does
-    not. A plain Google Benchmark case (BENCHMARK, not PMU_BENCHMARK),
-    timed under valgrind but counted by nothing, is not among them."""
-    listed = context.get("pmubench_case_files")
-    if not isinstance(listed, str) or not listed:
-        return None
-    return {entry.partition("=")[0] for entry in listed.split(";")}
-
-
 def _is_plain(run: benchjson.Run, pmubench_families: set[str] | None) -> bool:
     return (pmubench_families is not None
             and run.family not in pmubench_families)
@@ -115,7 +104,7 @@ def _check_backends(bench: benchjson.BenchFile, path: str) -> None:
     measured pmubench case has them or none has (a plain Google Benchmark
     case in a callgrind run has only valgrind's times)."""
     backend = identity.backend_of(bench.context)
-    pmubench_families = _pmubench_families(bench.context)
+    pmubench_families = case_files.pmubench_families(bench.context)
     ok = [r for r in bench.runs if not r.failed and r.run_type == "iteration"] or \
         [r for r in bench.runs if not r.failed]
     if backend == "callgrind":

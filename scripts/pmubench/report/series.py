@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from pmubench.runs import benchjson
+from pmubench.runs.case_files import case_files
 from pmubench.runs import matching
 from pmubench.verdicts import comparison as pm_comparison
 
@@ -283,26 +284,6 @@ def group_families(instances: list[Instance]) -> dict[str, list[Instance]]:
     for inst in instances:
         families.setdefault(inst.family, []).append(inst)
     return families
-
-
-CASE_FILES_KEY = "pmubench_case_files"
-
-
-def case_files(context: dict[str, Any]) -> dict[str, str]:
-    """Family -> source file stem from the context's pmubench_case_files.
-
-    The runner writes "BM_A=branch_prediction;BM_B=ilp" (every PMU case's
-    family); older files lack the key, and "none" (no PMU case) maps nothing.
-    """
-    value = context.get(CASE_FILES_KEY)
-    result: dict[str, str] = {}
-    if not isinstance(value, str):
-        return result
-    for pair in value.split(";"):
-        family, sep, source = pair.partition("=")
-        if sep and family.strip() and source.strip():
-            result.setdefault(family.strip(), source.strip())
-    return result
 
 
 NO_SOURCE = "no source file"
