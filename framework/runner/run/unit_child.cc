@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
-#include <iostream>
+
+#include "framework/runner/run/flush_before_fork.h"
 
 namespace pmubench::internal {
 namespace {
@@ -15,16 +15,10 @@ namespace {
 // said why on the worker's stderr).
 constexpr int kNoneRan = 3;
 
-void FlushAll() {
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-}
-
 // The worker ends as its child did, so that the parent tells what happened
 // to the unit as it would had the worker run it.
 [[noreturn]] void EndAsChild(int status) {
-  FlushAll();
+  FlushBeforeFork();
   if (WIFSIGNALED(status)) {
     ::signal(WTERMSIG(status), SIG_DFL);
     ::raise(WTERMSIG(status));
@@ -35,12 +29,12 @@ void FlushAll() {
 }  // namespace
 
 size_t RunUnitInChild(benchmark::BenchmarkReporter* display) {
-  FlushAll();  // nothing buffered before the fork is written twice
+  FlushBeforeFork();
   const pid_t child = ::fork();
   if (child < 0) return benchmark::RunSpecifiedBenchmarks(display);
   if (child == 0) {
     const size_t ran = benchmark::RunSpecifiedBenchmarks(display);
-    FlushAll();
+    FlushBeforeFork();
     // No exit handlers nor static destructors: they are the worker's.
     ::_exit(ran == 0 ? kNoneRan : 0);
   }

@@ -11,12 +11,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <iostream>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "framework/runner/cli/self_exe.h"
+#include "framework/runner/run/flush_before_fork.h"
 
 namespace pmubench::internal {
 namespace {
@@ -146,10 +146,7 @@ absl::StatusOr<WorkerHandle> StartWorker(const std::vector<std::string>& args,
 
 absl::StatusOr<WorkerHandle> ForkWorker(
     const std::function<int(WorkerPipes)>& work) {
-  // Nothing buffered here is written again by the child.
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
+  FlushBeforeFork();
   const pid_t parent = getpid();
   return StartChild([&](WorkerPipes pipes) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
