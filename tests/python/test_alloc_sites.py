@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-from conftest import PYTHON
+from conftest import PYTHON, REPO_ROOT
 
 _BASE = os.environ.get("PMUBENCH_ALLOC_SITES_BASE", "")
 _HEAD = os.environ.get("PMUBENCH_ALLOC_SITES_HEAD", "")
@@ -54,6 +54,13 @@ def runs(tmp_path_factory):
     return files
 
 
+def _line_of(code):
+    """The line of tests/runner/alloc_site_cases.cc that holds code."""
+    source = (REPO_ROOT / "tests/runner/alloc_site_cases.cc").read_text()
+    [line] = [n for n, text in enumerate(source.splitlines(), 1) if code in text]
+    return line
+
+
 def _by_function(sites):
     return {s["symbol"]: s for s in sites}
 
@@ -65,15 +72,19 @@ def test_each_site_is_counted_exactly_with_the_frame_above_a_std_one(runs):
     make_one = sites["MakeOne()"]
     assert (make_one["allocs"], make_one["bytes"]) == (1, 4)
     assert make_one["file"].endswith("alloc_site_cases.cc") and "above" not in make_one
-    # libstdc++'s growth inlined into Grow(): Grow() at the header's line.
+    # libstdc++'s growth inlined into Grow(): Grow()'s own line that
+    # called the inlined push_back, not the header's (new_allocator.h).
     grow = sites["Grow()"]
     assert (grow["allocs"], grow["bytes"]) == (3, 28) and "above" not in grow
-    assert "/c++/" in grow["file"]
+    assert grow["file"].endswith("alloc_site_cases.cc"), grow
+    assert grow["line"] == _line_of("v.push_back(i);"), grow
     # Out of line in the standard library: the function above is named.
     strings = [s for s in sites.values() if "_M_realloc_insert" in s["symbol"]][0]
     assert strings["symbol"].startswith("std::vector")
     assert (strings["allocs"], strings["bytes"]) == (1, 32)
     assert strings["above"]["symbol"] == "GrowStrings()"
+    assert strings["above"]["file"].endswith("alloc_site_cases.cc")
+    assert strings["above"]["line"] == _line_of("v.push_back(kShort);")
 
 
 def test_native_sites_equal_the_simulated_ones(runs, tmp_path):

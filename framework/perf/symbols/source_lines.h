@@ -4,6 +4,7 @@
 //
 //   std::optional<SourceLine> at = SourceLineOf(sample.ip);
 //   if (at) std::cout << at->file << ":" << at->line;  // "/src/fib.cc:12"
+//   at = FunctionLineOf(call);  // the line of the function holding `call`
 //
 // Modules are read from /proc/self/maps on the first call, and again when an
 // address lies in none of them (a library dlopen()ed since). Only a module's
@@ -28,6 +29,15 @@ struct SourceLine {
 // nullopt when the address lies in no module, or its module has no line
 // table for it (no -g, JIT code, a stripped library).
 std::optional<SourceLine> SourceLineOf(uint64_t address);
+
+// The line of the function the symbol table names for `address` (its
+// out-of-line function) that `address` belongs to: where code inlined into
+// that function holds it, the line that called the outermost inlined
+// function (its DW_AT_call_file and DW_AT_call_line, as `addr2line -i`
+// prints last), else SourceLineOf's. So an allocation that libstdc++'s
+// inlined std::string constructor makes in Parse() is at Parse()'s own
+// line that made the string, not at bits/new_allocator.h's.
+std::optional<SourceLine> FunctionLineOf(uint64_t address);
 
 }  // namespace pmubench::perf
 

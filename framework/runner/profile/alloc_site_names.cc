@@ -14,7 +14,7 @@ namespace {
 CodePlace PlaceOf(perf::Symbolizer& names, uintptr_t return_address) {
   const uint64_t call = return_address - 1;
   CodePlace place{names.FunctionOf(call), "", 0};
-  if (std::optional<perf::SourceLine> at = perf::SourceLineOf(call)) {
+  if (std::optional<perf::SourceLine> at = perf::FunctionLineOf(call)) {
     place.file = at->file;
     place.line = at->line;
   }

@@ -1,5 +1,7 @@
 // A profiled batch's allocation sites (framework/runner/alloc/alloc_sites.h)
-// named: the function and source line that called the allocator, and where
+// named: the function and source line that called the allocator (a line of
+// that function, where the call was inlined into it: FunctionLineOf in
+// framework/perf/symbols/source_lines.h), and where
 // that function is the standard library's (std::, __gnu_cxx::), the first
 // function above it that is not (up to kAllocSiteAbove frames up; the
 // last one looked at if all are), so
