@@ -26,7 +26,7 @@ import operator
 import re
 from dataclasses import dataclass, field
 
-from pmubench.runs import benchjson
+from pmubench.runs import benchjson, lazyruns
 
 REPETITIONS = "repetitions"
 MEDIAN_AGGREGATE = "median aggregate"
@@ -83,6 +83,8 @@ class BenchmarkRuns:
     def columns(self) -> dict[str, list[float]]:
         """Each metric's values over the iterations, in order (the lists
         are shared: copy one before changing it)."""
+        if self._columns is None and isinstance(self.iterations, lazyruns.LazyRuns):
+            self._columns = self.iterations.columns()   # the file's, unmade
         if self._columns is None:
             self._columns = _columns([run.metrics for run in self.iterations])
         return self._columns
@@ -126,18 +128,8 @@ def group_runs(bench: benchjson.BenchFile,
     seen: dict[str, list] = {}
     keys: dict[str, str] = {}     # run name -> match key: each once
     columns = bench.metric_columns()
-    if columns is not None and not any(r.run_type == "aggregate" for r in bench.runs):
-        _group_iterations(bench, groups, keys, seen)
-    else:
-        for index, run in enumerate(bench.runs):
-            group = _group_of(bench.path, run, groups, keys, seen)
-            if run.failed:
-                group.error = run.error_message
-            elif run.run_type == "aggregate":
-                group.aggregates[run.aggregate_name] = run
-            else:
-                group.iterations.append(run)
-                group.indexes.append(index)
+    if columns is None or not _group_columns(bench, groups):
+        _group_made_runs(bench, columns is not None, groups, keys, seen)
     if registrations is not None:
         registrations.update({k: v for k, v in seen.items() if len(v) > 1})
     if columns is not None:
@@ -148,6 +140,25 @@ def group_runs(bench: benchjson.BenchFile,
             if group.iterations and not group.aggregates:
                 group._names = names
     return groups
+
+
+def _group_made_runs(bench: benchjson.BenchFile, one_shape: bool,
+                     groups: dict[str, BenchmarkRuns], keys: dict[str, str],
+                     seen: dict[str, list]) -> None:
+    """group_runs from the file's Runs, one at a time or, in a file of one
+    shape (one_shape) of iterations only, a stretch at a time."""
+    if one_shape and not any(r.run_type == "aggregate" for r in bench.runs):
+        _group_iterations(bench, groups, keys, seen)
+        return
+    for index, run in enumerate(bench.runs):
+        group = _group_of(bench.path, run, groups, keys, seen)
+        if run.failed:
+            group.error = run.error_message
+        elif run.run_type == "aggregate":
+            group.aggregates[run.aggregate_name] = run
+        else:
+            group.iterations.append(run)
+            group.indexes.append(index)
 
 
 # What a file of benchmarks of repetitions keeps the same along the runs
@@ -169,6 +180,31 @@ def _group_iterations(bench: benchjson.BenchFile, groups: dict[str, BenchmarkRun
         group.iterations += runs[index:end]
         group.indexes += range(index, end)
         index = end
+
+
+def _group_columns(bench: benchjson.BenchFile, groups: dict[str, BenchmarkRuns]) -> bool:
+    """group_runs for a file of one shape whose runs nobody has made yet
+    (lazyruns), of iterations only, each benchmark one stretch of runs
+    (one name, registration and unit) with a match key of its own, from
+    the name, index and unit columns: every group's iterations a stretch
+    of the file's runs, made on first use. False (groups untouched) for
+    any other file: _group_of's ways then say what it is."""
+    runs = bench.runs
+    fields = runs.fields() if isinstance(runs, lazyruns.LazyRuns) else None
+    if fields is None or "aggregate" in fields["run_type"]:
+        return False
+    names, units = fields["run_name"], fields["time_unit"]
+    rows = list(zip(names, fields["family_index"], fields["instance_index"], units))
+    starts = [0, *itertools.compress(range(1, len(rows)), map(operator.ne, rows[1:], rows))]
+    del rows
+    keys = list(map(match_key, map(names.__getitem__, starts)))
+    if len(set(keys)) != len(keys):
+        return False   # a name in two stretches or of two registrations
+    stops = starts[1:] + [len(names)]
+    groups.update(zip(keys, map(
+        BenchmarkRuns, keys, map(units.__getitem__, starts), map(runs.stretch, starts, stops),
+        iter(dict, None), itertools.repeat(""), map(list, map(range, starts, stops)))))
+    return True
 
 
 def _group_of(path: str, run: benchjson.Run, groups: dict[str, BenchmarkRuns],
