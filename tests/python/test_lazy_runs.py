@@ -7,6 +7,8 @@ import copy
 import json
 import pickle
 
+import pytest
+
 from pmubench.runs import benchjson, lazyruns, matching
 
 
@@ -117,3 +119,21 @@ def test_labels_and_repeated_names_take_the_runs_way(tmp_path):
     groups = matching.group_runs(apart)
     assert groups["BM_A"].indexes == [0, 2] and apart.runs.made
     assert _groups(groups) == _groups(matching.group_runs(_made(_file(tmp_path, runs))))
+
+
+def test_two_files_of_the_same_benchmarks_pair_as_any_two(tmp_path):
+    """The pairing of two files holding the same benchmarks (in C) says
+    what the general one says: baseline order, a unit that differs, a
+    metric only one side has."""
+    runs = [_run(n, rep, fam) for fam, n in enumerate(["BM_A", "BM_B"]) for rep in range(2)]
+    base = benchjson.load(_file(tmp_path, runs, "base.json"))
+    head = benchjson.load(_file(tmp_path, runs[2:] + runs[:2], "head.json"))
+    assert [b.name for b, _ in matching.pair(base, head).common] == ["BM_A", "BM_B"]
+    other_unit = [dict(r, time_unit="us") if r["name"] == "BM_B" else r for r in runs]
+    head = benchjson.load(_file(tmp_path, other_unit, "head.json"))
+    with pytest.raises(benchjson.BadInput, match="BM_B is in ns in .* but in us in"):
+        matching.pair(base, head)
+    head = benchjson.load(_file(tmp_path, [dict(r, cycles=1.0) for r in runs], "head.json"))
+    pairing = matching.pair(base, head)
+    assert pairing.metrics_only_in_contender == {"cycles": ["BM_A", "BM_B"]}
+    assert pairing.metrics_only_in_baseline == {}
