@@ -480,7 +480,8 @@ def _too_deep(path: str) -> str:
 def parse_json_text(text: str, path: str, check_depth: bool = True) -> Any:
     """read_json for text already read from path (named in messages).
     check_depth=False leaves the depth to the caller (load)."""
-    if not text.strip():
+    # isspace(), not strip(): the same test without a copy of the text.
+    if not text or text.isspace():
         raise BadInput(f"{path}: is empty; was the benchmark run interrupted?")
     too_deep = _too_deep(path)
     huge: list[_HugeInt] = []
