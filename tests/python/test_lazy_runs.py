@@ -137,3 +137,18 @@ def test_two_files_of_the_same_benchmarks_pair_as_any_two(tmp_path):
     pairing = matching.pair(base, head)
     assert pairing.metrics_only_in_contender == {"cycles": ["BM_A", "BM_B"]}
     assert pairing.metrics_only_in_baseline == {}
+
+
+def test_every_stretch_asked_for_gives_the_runs_of_the_file(tmp_path):
+    """Past lazyruns.RunMaker.MAX_PARTS stretches the rest of the file is
+    made at once; the stretches made before and after hold the same Runs
+    as the file's list, equal to parse's."""
+    count = lazyruns.RunMaker.MAX_PARTS + 6
+    path = _file(tmp_path, [_run(f"BM_{i}", rep, i) for i in range(count) for rep in range(2)])
+    bench = benchjson.load(path)
+    groups = matching.group_runs(bench)
+    firsts = [groups[f"BM_{i}"].iterations[1] for i in range(count)]
+    assert bench.runs == _made(path).runs
+    assert all(first is bench.runs[2 * i + 1] for i, first in enumerate(firsts))
+    assert [list(groups[f"BM_{i}"].iterations) for i in range(count)] == [
+        bench.runs[2 * i:2 * i + 2] for i in range(count)]

@@ -24,13 +24,19 @@ class RunMaker:
     """Makes a file's runs, each once: a stretch of them when a stretch is
     asked for (a benchmark's iterations), all of them when the file's list
     is; a run made for a stretch is the same Run in the file's list."""
-    __slots__ = ("_make", "_count", "_some", "runs", "metric_columns", "field_columns")
+    __slots__ = ("_make", "_count", "_some", "_parts", "runs", "metric_columns",
+                 "field_columns")
+    # Stretches made one by one before the rest are made at once: a few
+    # (the benchmarks a comparison attributes) cost little alone, every
+    # benchmark's (a comparison row by row) far more than all in one go.
+    MAX_PARTS = 64
 
     def __init__(self, make: Callable[[int, int], list], count: int,
                  metric_columns: dict[str, list], field_columns: dict[str, Any]):
         self._make = make         # the Runs start..stop, made anew
         self._count = count
         self._some: list | None = None   # each run made so far, else None
+        self._parts = 0
         self.runs: list | None = None    # every run, once the file's list is asked for
         # Each metric's values and each structural field's (run_name,
         # run_type, time_unit, label, family_index, instance_index), over
@@ -54,6 +60,8 @@ class RunMaker:
 
     def part(self, start: int, stop: int) -> list:
         """The runs start..stop, in order (a new list)."""
+        if self.runs is None and self._parts >= self.MAX_PARTS:
+            self.get()
         if self.runs is not None:
             return self.runs[start:stop]
         if self._some is None:
@@ -63,6 +71,7 @@ class RunMaker:
             new = self._make(start, stop)
             part = [r if r is not None else n for r, n in zip(part, new)]
             self._some[start:stop] = part
+            self._parts += 1
         return part
 
 
