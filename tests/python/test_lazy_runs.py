@@ -152,3 +152,14 @@ def test_every_stretch_asked_for_gives_the_runs_of_the_file(tmp_path):
     assert all(first is bench.runs[2 * i + 1] for i, first in enumerate(firsts))
     assert [list(groups[f"BM_{i}"].iterations) for i in range(count)] == [
         bench.runs[2 * i:2 * i + 2] for i in range(count)]
+
+
+def test_a_stretch_made_after_the_file_list_changed_holds_its_own_runs(tmp_path):
+    """As when pairing copied each benchmark's runs: a change to the
+    file's list after pairing does not move a benchmark's iterations."""
+    bench = benchjson.load(_suite(tmp_path))
+    groups = matching.group_runs(bench)
+    first = bench.runs[0]
+    del bench.runs[:3]
+    assert [r.name for r in groups["BM_A"].iterations] == ["BM_A"] * 3
+    assert groups["BM_A"].iterations[0] is first

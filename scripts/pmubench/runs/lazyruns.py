@@ -6,10 +6,12 @@ benchjson checks such a file a column at a time; making a `Run` and a
 metrics dict for each of its runs was most of what reading it cost
 besides the JSON parser, and a comparison of two such files asks for none
 of them (it reads the columns). `LazyRuns` behaves as the list of those
-`Run`s (indexing, iterating, changing it, comparing it with a list); the
-first of those makes every run of the file at once. Until then, `columns()`
-gives the stretch's metric columns and `fields()` its structural ones, and
-they describe the runs exactly: no run has been handed out to be changed.
+`Run`s (indexing, iterating, changing it, comparing it with a list): the
+file's makes every run at once, a stretch its own runs (past MAX_PARTS
+stretches, the rest of the file at once). Until a run is made,
+`columns()` gives the stretch's metric columns and `fields()` the file's
+structural ones, and they describe the runs exactly: no run has been
+handed out to be changed.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ class RunMaker:
     """Makes a file's runs, each once: a stretch of them when a stretch is
     asked for (a benchmark's iterations), all of them when the file's list
     is; a run made for a stretch is the same Run in the file's list."""
-    __slots__ = ("_make", "_count", "_some", "_parts", "runs", "metric_columns",
+    __slots__ = ("_make", "_count", "_some", "_parts", "_all", "runs", "metric_columns",
                  "field_columns")
     # Stretches made one by one before the rest are made at once: a few
     # (the benchmarks a comparison attributes) cost little alone, every
@@ -37,7 +39,8 @@ class RunMaker:
         self._count = count
         self._some: list | None = None   # each run made so far, else None
         self._parts = 0
-        self.runs: list | None = None    # every run, once the file's list is asked for
+        self._all: list | None = None    # every run, once made, for the stretches
+        self.runs: list | None = None    # the file's list of them (its owner may change it)
         # Each metric's values and each structural field's (run_name,
         # run_type, time_unit, label, family_index, instance_index), over
         # every run, in order.
@@ -47,23 +50,24 @@ class RunMaker:
     @property
     def handed_out(self) -> bool:
         """True once any run has been made (and could have been changed)."""
-        return self._some is not None or self.runs is not None
+        return self._some is not None or self._all is not None
 
     def get(self) -> list:
-        """Every run, in order."""
-        if self.runs is None:
+        """Every run, in order: the file's list."""
+        if self._all is None:
             runs = self._make(0, self._count)
             if self._some is not None:
                 runs = [r if r is not None else new for r, new in zip(self._some, runs)]
-            self.runs, self._some, self._make = runs, None, None
+            self._all, self._some, self._make = runs, None, None
+            self.runs = list(runs)
         return self.runs
 
     def part(self, start: int, stop: int) -> list:
         """The runs start..stop, in order (a new list)."""
-        if self.runs is None and self._parts >= self.MAX_PARTS:
+        if self._all is None and self._parts >= self.MAX_PARTS:
             self.get()
-        if self.runs is not None:
-            return self.runs[start:stop]
+        if self._all is not None:
+            return self._all[start:stop]
         if self._some is None:
             self._some = [None] * self._count
         part = self._some[start:stop]
