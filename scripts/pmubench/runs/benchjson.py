@@ -159,12 +159,11 @@ class BenchFile:
         """Every metric of any run, time first, then in first-seen order."""
         # A file of one shape whose runs nobody has asked for: every run
         # has the columns' metrics, in their order.
-        seen = (self.runs.columns() if isinstance(self.runs, lazyruns.LazyRuns) else None)
+        seen = self.runs.columns() if isinstance(self.runs, lazyruns.LazyRuns) else None
         if seen is None:
             seen = dict.fromkeys(itertools.chain.from_iterable(r.metrics for r in self.runs))
         ordered = [m for m in TIME_METRICS if m in seen]
         return ordered + [m for m in seen if m not in TIME_METRICS]
-
 
     def has_labels(self) -> bool:
         """True when a run has a label; read from the label column while
