@@ -7,11 +7,12 @@ format), each format in a fresh process, on compare_timing.py's files
     /usr/bin/python3 scripts/dev/compare_phases.py                 # this checkout
     /usr/bin/python3 scripts/dev/compare_phases.py --before 4ec759e --benchmarks 3600
 
---before REV adds a column per format for scripts/ as it was at REV. Each
+--before REV adds a row per format for scripts/ as it was at REV. Each
 process runs what compare.py's main runs (benchjson.load twice,
 comparison.compare, the format's render) with the cyclic collector off,
 as compare.py does; the whole command adds argument parsing and writing
-the text out.
+the text out. The last column is the part of comparing that pairing
+(matching.pair) took.
 """
 
 from __future__ import annotations
@@ -38,6 +39,14 @@ from pmubench.runs import benchjson
 from pmubench.verdicts import comparison
 from pmubench.render import compare_json, compare_markdown, compare_text
 phases = {"start-up": clock() - start}
+from pmubench.runs import matching
+pair = matching.pair
+def timed_pair(*args):
+    t = clock()
+    result = pair(*args)
+    phases["pairing"] = clock() - t
+    return result
+matching.pair = timed_pair
 t = clock()
 base, head = benchjson.load(sys.argv[1]), benchjson.load(sys.argv[2])
 phases["reading"] = clock() - t
@@ -54,6 +63,8 @@ phases["writing"] = clock() - t
 print(json.dumps(phases))
 """
 PHASES = ("start-up", "reading", "comparing", "writing")
+# Part of comparing, printed after the total: matching.pair's seconds.
+PART = "pairing"
 
 
 def phases(scripts: str, base: str, head: str, fmt: str) -> dict[str, float]:
@@ -85,14 +96,14 @@ def main() -> int:
         compare_timing.make_file(head, args.benchmarks, args.reps, seed=2, slow_every=1000)
         print(f"{args.benchmarks} benchmarks x {args.reps} repetitions; "
               f"load average {os.getloadavg()[0]:.2f}\n")
-        print("| format | scripts | " + " | ".join(PHASES) + " | total |\n"
-              + "|---" * (len(PHASES) + 3) + "|")
+        print("| format | scripts | " + " | ".join(PHASES) + f" | total | {PART} (of comparing) |\n"
+              + "|---" * (len(PHASES) + 4) + "|")
         for fmt in args.formats.split(","):
             for name, scripts in trees:
                 seconds = phases(scripts, base, head, fmt)
                 cells = " | ".join(f"{seconds[p]:.2f}" for p in PHASES)
-                print(f"| {fmt} | {name} | {cells} | {sum(seconds.values()):.2f} |",
-                      flush=True)
+                print(f"| {fmt} | {name} | {cells} | {sum(seconds[p] for p in PHASES):.2f} | "
+                      f"{seconds[PART]:.2f} |", flush=True)
         print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
     return 0
 

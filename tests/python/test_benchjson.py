@@ -222,3 +222,21 @@ def test_runs_checked_a_column_at_a_time_are_the_runs_checked_one_by_one():
         if columns != "raised":
             assert [r.raw if r else None for r in columns] == [
                 r.raw if r else None for r in one_by_one]
+
+
+@pytest.mark.parametrize("text", ["", "\n", " \t\r\n", "\u2003\x1c\n"])
+def test_an_empty_file_is_named_as_empty(tmp_path, text):
+    path = tmp_path / "empty.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(benchjson.BadInput, match="is empty; was the benchmark run interrupted"):
+        benchjson.load(str(path))
+    with pytest.raises(benchjson.BadInput, match="is empty"):
+        benchjson.read_json(str(path))
+
+
+def test_whitespace_around_a_file_is_read_past(tmp_path):
+    path = tmp_path / "spaced.json"
+    run = {"name": "BM_A", "run_type": "iteration", "time_unit": "ns",
+           "real_time": 1.0, "cpu_time": 1.0, "iterations": 1}
+    path.write_text("\n\t " + json.dumps({"benchmarks": [run]}) + " \n\n", encoding="utf-8")
+    assert [r.name for r in benchjson.load(str(path)).runs] == ["BM_A"]

@@ -29,6 +29,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pmubench.runs import lazyruns
+
 # Fields of a Google Benchmark 1.7 run object that are not metrics.
 STRUCTURAL_FIELDS = frozenset({
     "name", "family_index", "per_family_instance_index", "run_name",
@@ -132,6 +134,8 @@ class Run:
 class BenchFile:
     path: str
     context: dict[str, Any]
+    # A list, or for a file of one shape a lazyruns.LazyRuns: the same
+    # list, its Runs made when someone first asks for one.
     runs: list[Run]
     complexity_fits: int = 0   # BigO and RMS aggregates left out
     # Each metric's values over `runs`, in order, when load found every run
@@ -148,13 +152,25 @@ class BenchFile:
         if self.shared_columns is None:
             return None
         runs, columns = self.shared_columns
-        return columns if runs is self.runs and len(runs) == len(self.runs) else None
+        length = len(next(iter(columns.values()), ()))
+        return columns if runs is self.runs and len(runs) == length else None
 
     def metric_names(self) -> list[str]:
         """Every metric of any run, time first, then in first-seen order."""
-        seen = dict.fromkeys(itertools.chain.from_iterable(run.metrics for run in self.runs))
+        # A file of one shape whose runs nobody has asked for: every run
+        # has the columns' metrics, in their order.
+        seen = self.runs.columns() if isinstance(self.runs, lazyruns.LazyRuns) else None
+        if seen is None:
+            seen = dict.fromkeys(itertools.chain.from_iterable(r.metrics for r in self.runs))
         ordered = [m for m in TIME_METRICS if m in seen]
         return ordered + [m for m in seen if m not in TIME_METRICS]
+
+    def has_labels(self) -> bool:
+        """True when a run has a label; read from the label column while
+        the runs of a file of one shape are not made (lazyruns)."""
+        runs = self.runs
+        fields = runs.fields() if isinstance(runs, lazyruns.LazyRuns) else None
+        return any(fields["label"]) if fields is not None else any(r.label for r in runs)
 
 
 def family_of(run_name: str) -> str:
@@ -463,7 +479,8 @@ def _too_deep(path: str) -> str:
 def parse_json_text(text: str, path: str, check_depth: bool = True) -> Any:
     """read_json for text already read from path (named in messages).
     check_depth=False leaves the depth to the caller (load)."""
-    if not text.strip():
+    # isspace(), not strip(): the same test without a copy of the text.
+    if not text or text.isspace():
         raise BadInput(f"{path}: is empty; was the benchmark run interrupted?")
     too_deep = _too_deep(path)
     huge: list[_HugeInt] = []
@@ -607,7 +624,7 @@ def _parse_common(obj: Any, path: str) -> BenchFile | None:
         runs = _common_runs(obj["benchmarks"], path, columns)
     except BadInput:
         return None
-    if runs is None or any(run is None for run in runs):
+    if runs is None or (type(runs) is list and any(run is None for run in runs)):
         return None
     return BenchFile(path=path, context=context, runs=runs,
                      shared_columns=(runs, columns) if columns else None)
@@ -671,11 +688,30 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
         _TYPES.clear()
     if not passed:
         return [_common_run(obj, path) for obj in objs]
-    if out_columns is not None:
-        out_columns.update((k, columns[k]) for k in metric_keys)
-    metrics = ([dict(zip(metric_keys, values))
-                for values in zip(*[columns[k] for k in metric_keys])]
-               if metric_keys else [{} for _ in objs])
+    metric_columns = {k: columns[k] for k in metric_keys}
+    if out_columns is None:
+        return _made_runs(metric_columns, fields, more, objs)
+    out_columns.update(metric_columns)
+    # The Runs and their metrics dicts only when someone asks for a run:
+    # a comparison of two such files reads the columns alone.
+    def make(start: int, stop: int) -> list[Run]:
+        if (start, stop) == (0, len(objs)):
+            return _made_runs(metric_columns, fields, more, objs)
+        return _made_runs({k: c[start:stop] for k, c in metric_columns.items()},
+                          [c[start:stop] for c in fields], [c[start:stop] for c in more],
+                          objs[start:stop])
+    maker = lazyruns.RunMaker(
+        make, len(objs), out_columns,
+        {"run_name": fields[1], "run_type": fields[2], "time_unit": fields[8],
+         "label": more[0], "family_index": more[2], "instance_index": more[3]})
+    return lazyruns.LazyRuns(maker, 0, len(objs), whole=True)
+
+
+def _made_runs(metric_columns: dict[str, list], fields: list, more: list,
+               objs: list[dict]) -> list[Run]:
+    """The Run of each of objs, from its checked columns (_shape_runs)."""
+    metrics = ([dict(zip(metric_columns, values)) for values in zip(*metric_columns.values())]
+               if metric_columns else [{} for _ in objs])
     return list(map(Run, *fields, metrics, *more, objs))
 
 

@@ -26,7 +26,7 @@ import operator
 import re
 from dataclasses import dataclass, field
 
-from pmubench.runs import benchjson
+from pmubench.runs import benchjson, lazyruns
 
 REPETITIONS = "repetitions"
 MEDIAN_AGGREGATE = "median aggregate"
@@ -83,6 +83,8 @@ class BenchmarkRuns:
     def columns(self) -> dict[str, list[float]]:
         """Each metric's values over the iterations, in order (the lists
         are shared: copy one before changing it)."""
+        if self._columns is None and isinstance(self.iterations, lazyruns.LazyRuns):
+            self._columns = self.iterations.columns()   # the file's, unmade
         if self._columns is None:
             self._columns = _columns([run.metrics for run in self.iterations])
         return self._columns
@@ -126,18 +128,9 @@ def group_runs(bench: benchjson.BenchFile,
     seen: dict[str, list] = {}
     keys: dict[str, str] = {}     # run name -> match key: each once
     columns = bench.metric_columns()
-    if columns is not None and not any(r.run_type == "aggregate" for r in bench.runs):
-        _group_iterations(bench, groups, keys, seen)
-    else:
-        for index, run in enumerate(bench.runs):
-            group = _group_of(bench.path, run, groups, keys, seen)
-            if run.failed:
-                group.error = run.error_message
-            elif run.run_type == "aggregate":
-                group.aggregates[run.aggregate_name] = run
-            else:
-                group.iterations.append(run)
-                group.indexes.append(index)
+    if columns is not None and _group_columns(bench, list(columns), groups):
+        return groups    # one registration a name
+    _group_made_runs(bench, columns is not None, groups, keys, seen)
     if registrations is not None:
         registrations.update({k: v for k, v in seen.items() if len(v) > 1})
     if columns is not None:
@@ -148,6 +141,25 @@ def group_runs(bench: benchjson.BenchFile,
             if group.iterations and not group.aggregates:
                 group._names = names
     return groups
+
+
+def _group_made_runs(bench: benchjson.BenchFile, one_shape: bool,
+                     groups: dict[str, BenchmarkRuns], keys: dict[str, str],
+                     seen: dict[str, list]) -> None:
+    """group_runs from the file's Runs, one at a time or, in a file of one
+    shape (one_shape) of iterations only, a stretch at a time."""
+    if one_shape and not any(r.run_type == "aggregate" for r in bench.runs):
+        _group_iterations(bench, groups, keys, seen)
+        return
+    for index, run in enumerate(bench.runs):
+        group = _group_of(bench.path, run, groups, keys, seen)
+        if run.failed:
+            group.error = run.error_message
+        elif run.run_type == "aggregate":
+            group.aggregates[run.aggregate_name] = run
+        else:
+            group.iterations.append(run)
+            group.indexes.append(index)
 
 
 # What a file of benchmarks of repetitions keeps the same along the runs
@@ -169,6 +181,38 @@ def _group_iterations(bench: benchjson.BenchFile, groups: dict[str, BenchmarkRun
         group.iterations += runs[index:end]
         group.indexes += range(index, end)
         index = end
+
+
+def _group_columns(bench: benchjson.BenchFile, metric_names: list[str],
+                   groups: dict[str, BenchmarkRuns]) -> bool:
+    """group_runs for a file of one shape whose runs nobody has made yet
+    (lazyruns), of iterations only, each benchmark one stretch of runs
+    (one name, registration and unit) with a match key of its own, from
+    the name, index and unit columns: every group's iterations a stretch
+    of the file's runs, made on first use. False (groups untouched) for
+    any other file: _group_of's ways then say what it is. Every run has
+    every metric of metric_names, in that order."""
+    runs = bench.runs
+    fields = runs.fields() if isinstance(runs, lazyruns.LazyRuns) else None
+    if fields is None or "aggregate" in fields["run_type"]:
+        return False
+    names, units = fields["run_name"], fields["time_unit"]
+    # Where a run differs from the one before in its name, registration
+    # or unit: a new stretch starts (in C, a column at a time).
+    changed = map(operator.ne, names[1:], names)
+    for column in (fields["family_index"], fields["instance_index"], units):
+        changed = map(operator.or_, changed, map(operator.ne, column[1:], column))
+    starts = [0, *itertools.compress(range(1, len(names)), changed)]
+    keys = list(map(match_key, map(names.__getitem__, starts)))
+    if len(set(keys)) != len(keys):
+        return False   # a name in two stretches or of two registrations
+    stops = starts[1:] + [len(names)]
+    repeat = itertools.repeat
+    groups.update(zip(keys, map(
+        BenchmarkRuns, keys, map(units.__getitem__, starts), map(runs.stretch, starts, stops),
+        iter(dict, None), repeat(""), map(list, map(range, starts, stops)), repeat(None),
+        repeat(metric_names))))
+    return True
 
 
 def _group_of(path: str, run: benchjson.Run, groups: dict[str, BenchmarkRuns],
@@ -218,13 +262,50 @@ def pair(baseline: benchjson.BenchFile, contender: benchjson.BenchFile) -> Pairi
     cont_regs: dict[str, list] = {}
     base_groups = group_runs(baseline, base_regs)
     cont_groups = group_runs(contender, cont_regs)
-    common, failed = [], []
-    only_base = {}
-    only_cont = {}
+    common = _all_common(base_groups, cont_groups)
+    failed: list[tuple[str, str, str]] = []
+    only_base: list[str] = []
+    only_cont: list[str] = []
+    if common is None:
+        common, failed, only_base = _common(base_groups, cont_groups,
+                                            baseline.path, contender.path)
+        only_cont = [key for key in cont_groups if key not in base_groups]
+    if not common:
+        raise benchjson.BadInput(
+            f"{baseline.path} and {contender.path} have no benchmark in common"
+            " that ran on both sides; were they written by the same suite "
+            "with the same --benchmark_filter?")
+    metrics_b, metrics_c = _metrics_of_one_side(common)
+    return Pairing(common, only_base, only_cont, failed, metrics_b, metrics_c,
+                   duplicate_notes(baseline.path, base_regs, contender.path, cont_regs))
+
+
+def _all_common(base_groups: dict[str, BenchmarkRuns], cont_groups: dict[str, BenchmarkRuns]
+                ) -> list[tuple[BenchmarkRuns, BenchmarkRuns]] | None:
+    """_common's pairs when the two files hold the same benchmarks, none
+    failed, each in one unit on both sides (a suite against itself): in C.
+    None for any other two files."""
+    if len(base_groups) != len(cont_groups) or base_groups.keys() != cont_groups.keys():
+        return None
+    base = list(base_groups.values())
+    cont = list(map(cont_groups.__getitem__, base_groups))
+    error, unit = operator.attrgetter("error"), operator.attrgetter("time_unit")
+    if (any(map(error, base)) or any(map(error, cont))
+            or list(map(unit, base)) != list(map(unit, cont))):
+        return None
+    return list(zip(base, cont))
+
+
+def _common(base_groups: dict[str, BenchmarkRuns], cont_groups: dict[str, BenchmarkRuns],
+            base_path: str, cont_path: str) -> tuple[list, list, list[str]]:
+    """The benchmarks both files ran, in baseline order; those that failed
+    on a side, as (benchmark, side, error); those only the baseline has.
+    Raises BadInput when a shared benchmark has two time units."""
+    common, failed, only_base = [], [], []
     for key, b in base_groups.items():
         c = cont_groups.get(key)
         if c is None:
-            only_base[key] = None
+            only_base.append(key)
             continue
         if b.error or c.error:
             failed += [(key, "baseline", b.error)] if b.error else []
@@ -232,20 +313,23 @@ def pair(baseline: benchjson.BenchFile, contender: benchjson.BenchFile) -> Pairi
             continue
         if b.time_unit != c.time_unit:
             raise benchjson.BadInput(
-                f"{key} is in {b.time_unit} in {baseline.path} but in "
-                f"{c.time_unit} in {contender.path}; run both with the same "
+                f"{key} is in {b.time_unit} in {base_path} but in "
+                f"{c.time_unit} in {cont_path}; run both with the same "
                 "time unit (->Unit(...) or --benchmark_time_unit)")
         common.append((b, c))
-    for key in cont_groups:
-        if key not in base_groups:
-            only_cont[key] = None
-    if not common:
-        raise benchjson.BadInput(
-            f"{baseline.path} and {contender.path} have no benchmark in common"
-            " that ran on both sides; were they written by the same suite "
-            "with the same --benchmark_filter?")
+    return common, failed, only_base
+
+
+def _metrics_of_one_side(common: list[tuple[BenchmarkRuns, BenchmarkRuns]]
+                         ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Each metric only one side of a shared benchmark has, with those
+    benchmarks: (the baseline's, the contender's)."""
     metrics_b: dict[str, list[str]] = {}
     metrics_c: dict[str, list[str]] = {}
+    first_b, first_c = common[0][0]._names, common[0][1]._names
+    if first_b is not None and first_b == first_c and all(
+            b._names is first_b and c._names is first_c for b, c in common):
+        return metrics_b, metrics_c   # every benchmark the file's columns' metrics
     for b, c in common:
         names_b, names_c = b.metric_names(), c.metric_names()
         if names_b == names_c:
@@ -257,9 +341,7 @@ def pair(baseline: benchjson.BenchFile, contender: benchjson.BenchFile) -> Pairi
         for metric in names_c:
             if metric not in mb:
                 metrics_c.setdefault(metric, []).append(c.name)
-    return Pairing(common, list(only_base), list(only_cont), failed,
-                   metrics_b, metrics_c,
-                   duplicate_notes(baseline.path, base_regs, contender.path, cont_regs))
+    return metrics_b, metrics_c
 
 
 def duplicate_notes(base_path: str, base_regs: dict[str, list],
