@@ -102,6 +102,8 @@ _CONTEXT_KEYS = (
 
 
 _VERDICT = operator.attrgetter("verdict")
+_METRIC = operator.attrgetter("metric")
+_WORK = operator.attrgetter("work")
 
 
 @dataclass
@@ -355,13 +357,12 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
     metrics = selected_metrics = [m for m in file_metrics if selected(m, metric_patterns)]
     rows = _judged_rows(pairing, metrics, overrides, (baseline, contender),
                         backend.name, alpha, progress)
-    by_metric: dict[str, list[Row]] = {}
-    for r in rows:
-        by_metric.setdefault(r.metric, []).append(r)
+    by_metric = rows_by_metric(rows)
     metrics = [m for m in metrics if m in by_metric]
     geomeans = [_geomean(metric, by_metric[metric]) for metric in metrics]
     notes = _comparison_notes(baseline, contender, pairing, by_metric, metrics)
-    notes += [n for n in [work.note({r.benchmark: r.work for r in rows if r.work})] if n]
+    # filter in C: nearly every row's work is the same in both files.
+    notes += [n for n in [work.note({r.benchmark: r.work for r in filter(_WORK, rows)})] if n]
     seen = gates.MetricsSeen(file_metrics, selected_metrics,
                              _lacking(baseline.path, b_names, contender.path, c_names))
     reason = gates.inconclusive_reason(rows, seen, alpha,
@@ -381,6 +382,16 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
         backend, machines.machine_differences(baseline.context, contender.context),
         attributions=attributions, attribution_notes=attribution_notes,
         alloc_sites=sites, alloc_site_notes=site_notes), catching)
+
+
+def rows_by_metric(rows: list[Row]) -> dict[str, list[Row]]:
+    """Each metric's rows, in order. Rows come metric by metric: each run
+    of one metric is cut in C (itertools.groupby), not appended row by
+    row."""
+    out: dict[str, list[Row]] = {}
+    for metric, group in itertools.groupby(rows, _METRIC):
+        out.setdefault(metric, []).extend(group)
+    return out
 
 
 def facts(c: Comparison, catching: list[Row] | None = None) -> Comparison:
