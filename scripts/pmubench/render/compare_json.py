@@ -60,7 +60,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pmubench.verdicts import comparison as cmp
-from pmubench.render import alloc_site_lines, attribution_lines
+from pmubench.render import alloc_site_lines, attribution_lines, json_row_columns
 
 
 def _finite(x: float | None) -> float | None:
@@ -284,9 +284,12 @@ def render_parts(c: cmp.Comparison, exit_code: int) -> Iterator[str]:
         yield before + '\n  "rows": []' + after + "\n"
         return
     yield before + '\n  "rows": [\n'
-    row_text = _RowText().row
+    writer = _RowText()
+    row_text = writer.row
     rows = c.rows
     for start in range(0, len(rows), _ROWS_A_PART):
-        part = ",\n".join(["    " + row_text(r) for r in rows[start:start + _ROWS_A_PART]])
+        some = rows[start:start + _ROWS_A_PART]
+        texts = json_row_columns.row_texts(some, writer)
+        part = ",\n".join(texts if texts is not None else ["    " + row_text(r) for r in some])
         yield part if start == 0 else ",\n" + part
     yield "\n  ]" + after + "\n"

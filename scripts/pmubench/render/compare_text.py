@@ -7,6 +7,8 @@ name shows as \\xNN and never starts a line of its own."""
 
 from __future__ import annotations
 
+import itertools
+
 from pmubench.verdicts import comparison as cmp
 from pmubench.render import formatting as fmt
 from pmubench.runs import machines
@@ -26,14 +28,16 @@ def _table(cells: list[tuple[str, ...]]) -> list[str]:
     # A row of plain printable text (nearly every one) is left as it is:
     # one isprintable() of the row, not a call per cell (a suite of
     # 180,000 runs a file has two million cells).
-    printable = fmt.printable
-    cells = [row if "".join(row).isprintable() else tuple(map(printable, row))
-             for row in cells]
+    # The checks, the formats and the rstrips are each mapped in C.
+    if not all(map(str.isprintable, map("".join, cells))):
+        printable = fmt.printable
+        cells = [row if "".join(row).isprintable() else tuple(map(printable, row))
+                 for row in cells]
     widths = [max(map(len, column)) for column in zip(*cells)]
     # One format for every line: rjust/ljust's padding, done in C.
     line = "  ".join(f"{{{i}:{'>' if right else '<'}{w}}}"
                      for i, (w, right) in enumerate(zip(widths, _RIGHT)))
-    return [line.format(*row).rstrip() for row in cells]
+    return list(map(str.rstrip, itertools.starmap(line.format, cells)))
 
 
 def _out(lines: list[str], paints: list[str | None], color: bool) -> str:

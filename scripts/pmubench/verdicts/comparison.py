@@ -76,7 +76,6 @@ import fnmatch
 import itertools
 import math
 import operator
-import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -85,7 +84,8 @@ import numpy as np
 
 from pmubench.base.exits import EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION
 from pmubench.runs import benchjson
-from pmubench.verdicts import alloc_sites, attribution, batch, gates, stats, thresholds, work
+from pmubench.verdicts import (alloc_sites, attribution, batch, gates, spread, stats,
+                               thresholds, work)
 from pmubench.verdicts import metrics as metrics_model
 from pmubench.runs import machines, matching
 # The row model lives in rows.py; its names are comparison's too.
@@ -102,6 +102,10 @@ _CONTEXT_KEYS = (
 
 
 _VERDICT = operator.attrgetter("verdict")
+_BASELINE_SOURCE = operator.attrgetter("baseline.source")
+_BASELINE_VALUES = operator.attrgetter("baseline.values")
+_METRIC = operator.attrgetter("metric")
+_WORK = operator.attrgetter("work")
 
 
 @dataclass
@@ -264,26 +268,25 @@ def judge(baseline: Side, contender: Side, threshold: thresholds.Threshold,
     return Judgement(verdict, mode, change, p, interval)
 
 
-def _noise_notes(by_metric: dict[str, list[Row]], metrics: list[str]) -> list[str]:
+def _noise_notes(by_metric: dict[str, list[Row]], metrics: list[str],
+                 matrices: dict[str, list[np.ndarray]] | None = None) -> list[str]:
     """Notes for metrics whose baseline spread is larger than the threshold:
     their verdicts rest on the test and need more repetitions to fire.
-    by_metric holds each metric's rows (compare groups them once)."""
+    by_metric holds each metric's rows (compare groups them once);
+    matrices, when given, each metric's baseline blocks, whose rows are
+    the values of its rows (spread.median_cv)."""
     notes = []
     for metric in metrics:
-        cvs = []
-        threshold = None
-        for r in by_metric.get(metric, []):
-            if r.baseline.source != matching.REPETITIONS:
-                continue
-            threshold = r.threshold.pct
-            values = r.baseline.values
-            mean = math.fsum(values) / len(values)
-            if mean > 0:
-                var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
-                cvs.append(math.sqrt(var) / mean * 100.0)
-        if threshold is None or not cvs:
+        rows = by_metric.get(metric, [])
+        tested = list(itertools.compress(rows, map(
+            operator.eq, map(_BASELINE_SOURCE, rows), itertools.repeat(matching.REPETITIONS))))
+        if not tested:
             continue
-        typical = statistics.median(cvs)
+        threshold = tested[-1].threshold.pct
+        typical = spread.median_cv(lambda: list(map(_BASELINE_VALUES, tested)), threshold,
+                                   matrices.get(metric) if matrices else None)
+        if threshold is None or typical is None:
+            continue
         if typical > threshold:
             notes.append(
                 f"{metric}: the baseline's repetitions spread by {typical:.1f}% "
@@ -353,15 +356,14 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                           baseline.path, contender.path)
     pairing = matching.pair(baseline, contender)
     metrics = selected_metrics = [m for m in file_metrics if selected(m, metric_patterns)]
-    rows = _judged_rows(pairing, metrics, overrides, (baseline, contender),
-                        backend.name, alpha, progress)
-    by_metric: dict[str, list[Row]] = {}
-    for r in rows:
-        by_metric.setdefault(r.metric, []).append(r)
+    rows, matrices = _judged_rows(pairing, metrics, overrides, (baseline, contender),
+                                  backend.name, alpha, progress)
+    by_metric = rows_by_metric(rows)
     metrics = [m for m in metrics if m in by_metric]
     geomeans = [_geomean(metric, by_metric[metric]) for metric in metrics]
-    notes = _comparison_notes(baseline, contender, pairing, by_metric, metrics)
-    notes += [n for n in [work.note({r.benchmark: r.work for r in rows if r.work})] if n]
+    notes = _comparison_notes(baseline, contender, pairing, by_metric, metrics, matrices)
+    # filter in C: nearly every row's work is the same in both files.
+    notes += [n for n in [work.note({r.benchmark: r.work for r in filter(_WORK, rows)})] if n]
     seen = gates.MetricsSeen(file_metrics, selected_metrics,
                              _lacking(baseline.path, b_names, contender.path, c_names))
     reason = gates.inconclusive_reason(rows, seen, alpha,
@@ -381,6 +383,16 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
         backend, machines.machine_differences(baseline.context, contender.context),
         attributions=attributions, attribution_notes=attribution_notes,
         alloc_sites=sites, alloc_site_notes=site_notes), catching)
+
+
+def rows_by_metric(rows: list[Row]) -> dict[str, list[Row]]:
+    """Each metric's rows, in order. Rows come metric by metric: each run
+    of one metric is cut in C (itertools.groupby), not appended row by
+    row."""
+    out: dict[str, list[Row]] = {}
+    for metric, group in itertools.groupby(rows, _METRIC):
+        out.setdefault(metric, []).extend(group)
+    return out
 
 
 def facts(c: Comparison, catching: list[Row] | None = None) -> Comparison:
@@ -448,19 +460,27 @@ def _judged_rows(pairing: matching.Pairing, metrics: list[str],
                  overrides: list[thresholds.Override],
                  files: tuple[benchjson.BenchFile, benchjson.BenchFile],
                  backend: str, alpha: float,
-                 progress: Callable[[str, int, int], None] | None) -> list[Row]:
+                 progress: Callable[[str, int, int], None] | None
+                 ) -> tuple[list[Row], dict[str, list[np.ndarray]] | None]:
     """Every row with its verdict, in order (metric by metric, benchmarks
-    in pairing order). Two files of one run each whose benchmarks all have
-    repetitions on both sides are judged a column at a time, a block per
-    metric and sample sizes (_column_blocks); any other pair of files row
-    by row first (_stage_rows: the sides, then the tests, many rows at
-    once, then the verdicts), with blocks where it can."""
+    in pairing order), and, when every row was judged in blocks read from
+    the files' columns, each metric's baseline matrices (the values of its
+    rows, a row each; None otherwise). Two files of one run each whose
+    benchmarks all have repetitions on both sides are judged a column at a
+    time, a block per metric and sample sizes (_column_blocks); any other
+    pair of files row by row first (_stage_rows: the sides, then the tests,
+    many rows at once, then the verdicts), with blocks where it can."""
     rounds = rounds_of(files[0]), rounds_of(files[1])
     blocks = (_column_blocks(pairing, metrics, overrides, backend, files)
               if rounds == (1, 1) else None)
     staged: list[tuple] = []
     pending: list[tuple[int, list[float], list[float]]] = []
-    if blocks is None:
+    matrices: dict[str, list[np.ndarray]] | None = None
+    if blocks is not None:
+        matrices = {}
+        for block in blocks:
+            matrices.setdefault(block.metric, []).append(block.b)
+    else:
         staged, pending, blocks = _stage_rows(pairing, metrics, overrides, rounds, backend)
     in_blocks = sum(len(block.slots) for block in blocks)
     tested = _rows_tested_callback(progress, len(pending) + in_blocks)
@@ -476,7 +496,7 @@ def _judged_rows(pairing: matching.Pairing, metrics: list[str],
         _judge_block(block, alpha, changed_work, slots)
         if tested:
             tested(len(block.slots))
-    return slots
+    return slots, matrices
 
 
 def _work_changes(pairing: matching.Pairing,
@@ -621,10 +641,11 @@ def _geomean(metric: str, rows: list[Row]) -> Geomean:
 
 def _comparison_notes(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
                       pairing: matching.Pairing, by_metric: dict[str, list[Row]],
-                      metrics: list[str]) -> list[str]:
+                      metrics: list[str], matrices: dict[str, list[np.ndarray]] | None
+                      ) -> list[str]:
     """The notes of a comparison: context differences, duplicate names,
     complexity fits left out, metrics noisier than their threshold (of
-    each metric's rows in by_metric)."""
+    each metric's rows in by_metric; matrices as _noise_notes takes them)."""
     notes = _context_notes(baseline.context, contender.context)
     notes += pairing.duplicate_notes
     for bench in (baseline, contender):
@@ -633,7 +654,7 @@ def _comparison_notes(baseline: benchjson.BenchFile, contender: benchjson.BenchF
                          "fit(s) (->Complexity()'s BigO and RMS aggregates) "
                          "left out: they fit a curve over a family, not one "
                          "benchmark's measurement")
-    notes += _noise_notes(by_metric, metrics)
+    notes += _noise_notes(by_metric, metrics, matrices)
     return notes
 
 
