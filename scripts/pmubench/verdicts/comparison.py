@@ -506,7 +506,7 @@ def _work_changes(pairing: matching.Pairing,
     change to find: that is said without a look at each benchmark."""
     columns = [f.metric_columns() for f in files]
     if all(c is not None and not any(rate in c for rate in benchjson.RATE_METRICS)
-           for c in columns) and not any(r.label for f in files for r in f.runs):
+           for c in columns) and not any(f.has_labels() for f in files):
         return {}
     return {b.name: w for b, c in pairing.common
             for w in [work.change(b, c)] if w is not None}
