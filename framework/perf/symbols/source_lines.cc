@@ -25,8 +25,6 @@ int NoSeparateDebugInfo(Dwfl_Module*, void**, const char*, Dwarf_Addr,
   return -1;
 }
 
-// libdwfl is not thread-safe: one session per process behind a mutex, its
-// answers cached per address.
 // A file name as the line table gives it, made the name a reader knows: a
 // relative name is relative to the compile directory (DW_AT_comp_dir):
 // "../../src/f.cc" built in /build/dir is "/src/f.cc"; Bazel maps its
@@ -70,23 +68,30 @@ std::optional<SourceLine> OutermostCallSite(Dwarf_Die* cu, Dwarf_Die* scopes,
   return SourceLine{FileName(name, comp_dir), static_cast<int>(line)};
 }
 
+// libdwfl is not thread-safe: one session per process behind a mutex, its
+// answers cached per address.
 class LineTables {
  public:
   std::optional<SourceLine> Find(uint64_t address) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto [it, inserted] = lines_.try_emplace(address);
-    if (inserted) it->second = Look(address);
-    return it->second;
+    return Cached(lines_, address, &LineTables::Look);
   }
 
   std::optional<SourceLine> FindCaller(uint64_t address) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto [it, inserted] = callers_.try_emplace(address);
-    if (inserted) it->second = LookCaller(address);
-    return it->second;
+    return Cached(callers_, address, &LineTables::LookCaller);
   }
 
  private:
+  using Cache = std::unordered_map<uint64_t, std::optional<SourceLine>>;
+
+  std::optional<SourceLine> Cached(
+      Cache& cache, uint64_t address,
+      std::optional<SourceLine> (LineTables::*look)(uint64_t)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, inserted] = cache.try_emplace(address);
+    if (inserted) it->second = (this->*look)(address);
+    return it->second;
+  }
+
   std::optional<SourceLine> Look(uint64_t address) {
     if (modules_.ModuleOf(address) == nullptr) return std::nullopt;
     Dwfl_Line* row = dwfl_getsrc(modules_.dwfl(), address);
@@ -125,8 +130,8 @@ class LineTables {
 
   std::mutex mu_;
   ProcessModules modules_{&NoSeparateDebugInfo};
-  std::unordered_map<uint64_t, std::optional<SourceLine>> lines_;
-  std::unordered_map<uint64_t, std::optional<SourceLine>> callers_;
+  Cache lines_;    // SourceLineOf's answers
+  Cache callers_;  // FunctionLineOf's
 };
 
 LineTables& Tables() {
