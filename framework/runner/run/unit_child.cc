@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-#include "framework/runner/run/flush_before_fork.h"
+#include "framework/runner/run/flush_streams.h"
 
 namespace pmubench::internal {
 namespace {
@@ -18,7 +18,7 @@ constexpr int kNoneRan = 3;
 // The worker ends as its child did, so that the parent tells what happened
 // to the unit as it would had the worker run it.
 [[noreturn]] void EndAsChild(int status) {
-  FlushBeforeFork();
+  FlushStreams();
   if (WIFSIGNALED(status)) {
     ::signal(WTERMSIG(status), SIG_DFL);
     ::raise(WTERMSIG(status));
@@ -29,12 +29,12 @@ constexpr int kNoneRan = 3;
 }  // namespace
 
 size_t RunUnitInChild(benchmark::BenchmarkReporter* display) {
-  FlushBeforeFork();
+  FlushStreams();  // nothing buffered before the fork is written twice
   const pid_t child = ::fork();
   if (child < 0) return benchmark::RunSpecifiedBenchmarks(display);
   if (child == 0) {
     const size_t ran = benchmark::RunSpecifiedBenchmarks(display);
-    FlushBeforeFork();
+    FlushStreams();
     // No exit handlers nor static destructors: they are the worker's.
     ::_exit(ran == 0 ? kNoneRan : 0);
   }

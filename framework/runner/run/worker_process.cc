@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "framework/runner/cli/self_exe.h"
-#include "framework/runner/run/flush_before_fork.h"
+#include "framework/runner/run/flush_streams.h"
 
 namespace pmubench::internal {
 namespace {
@@ -146,7 +146,7 @@ absl::StatusOr<WorkerHandle> StartWorker(const std::vector<std::string>& args,
 
 absl::StatusOr<WorkerHandle> ForkWorker(
     const std::function<int(WorkerPipes)>& work) {
-  FlushBeforeFork();
+  FlushStreams();  // nothing buffered here is written again by the child
   const pid_t parent = getpid();
   return StartChild([&](WorkerPipes pipes) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
