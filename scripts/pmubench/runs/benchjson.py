@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pmubench.runs import lazyruns
+from pmubench.runs import filetext, lazyruns
 
 # Fields of a Google Benchmark 1.7 run object that are not metrics.
 STRUCTURAL_FIELDS = frozenset({
@@ -588,12 +588,16 @@ def load(path: str) -> BenchFile:
     """Reads and validates one file; raises BadInput naming it. A file
     whose runs all have the common shape is checked in one pass over them
     (_parse_common); any other goes through read_json's and parse's
-    checks, which say what is wrong, in the order they always have."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError):
-        return parse(read_json(path), path)     # says why
+    checks, which say what is wrong, in the order they always have. A
+    regular file is read through a map of it (filetext), any other the
+    plain way."""
+    text = filetext.mapped_text(path)
+    if text is None:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            return parse(read_json(path), path)     # says why
     return parse_text(text, path)
 
 
