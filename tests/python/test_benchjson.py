@@ -204,6 +204,8 @@ def test_runs_checked_a_column_at_a_time_are_the_runs_checked_one_by_one():
     files.append([dict(base, instructions=float("inf")), dict(base, instructions=-float("inf"))])
     files.append([base, aggregate, dict(aggregate, instructions=float("nan"))])
     files.append([base, dict(aggregate, aggregate_name="BigO")])
+    # The same keys in another order: another shape.
+    files.append([base, dict(reversed(base.items())), base])
     files.append([dict(base, name=f"BM_{i}", real_time=float(i)) for i in range(50)]
                  + [dict(base, **v) for v in variants[:5]])
     for runs in files:

@@ -645,9 +645,12 @@ def _common_runs(objs: list, path: str, columns: dict | None = None
     metric's values (shared_columns) when every run has one shape."""
     if set(map(type, objs)) != {dict}:
         return None
+    # One run's keys at a time against the first's (each tuple freed as
+    # the next is made): no list of every run's keys unless they differ.
+    shape = tuple(objs[0])
+    if all(map(shape.__eq__, map(tuple, objs))):
+        return _shape_runs(shape, objs, path, columns)
     keys = list(map(tuple, objs))
-    if keys.count(keys[0]) == len(keys):
-        return _shape_runs(keys[0], objs, path, columns)
     shapes: dict[tuple, list[int]] = {}
     for index, shape in enumerate(keys):
         shapes.setdefault(shape, []).append(index)
