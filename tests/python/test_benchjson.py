@@ -178,12 +178,15 @@ def test_load_gives_what_parse_gives_on_every_fixture(fixture_path):
     assert fast >= 10
 
 
-def test_runs_checked_a_column_at_a_time_are_the_runs_checked_one_by_one():
+@pytest.mark.parametrize("stretch", [benchjson._STRETCH, 3])
+def test_runs_checked_a_column_at_a_time_are_the_runs_checked_one_by_one(monkeypatch, stretch):
     """_common_runs (the runs of one shape checked per column) gives what
     _common_run gives run by run: the same Runs, in file order, over
     several shapes and every value the column path leaves to _common_run
     (an int metric, a NaN cv, a negative time, a flag, a failed run, a
-    complexity fit, a bad label, a list), or None where that gives None."""
+    complexity fit, a bad label, a list), or None where that gives None;
+    with the columns read a few runs at a time as well (stretch)."""
+    monkeypatch.setattr(benchjson, "_STRETCH", stretch)
     base = {"name": "BM_A/1", "run_name": "BM_A/1", "run_type": "iteration",
             "repetitions": 3, "repetition_index": 0, "threads": 1,
             "iterations": 10, "real_time": 2.5, "cpu_time": 2.0,
@@ -199,6 +202,11 @@ def test_runs_checked_a_column_at_a_time_are_the_runs_checked_one_by_one():
         # Finite values whose sum overflows (the column's quick check), and
         # infinities of both signs in one column (their sum is NaN).
         {"instructions": 1.7e308}, {"real_time": float("-inf")},
+        # Iterations of each kind the column checks tell apart, and run
+        # types and units that are not strings (a list: no set of them).
+        {"iterations": -1}, {"iterations": 10 ** 301}, {"iterations": float("nan")},
+        {"iterations": True}, {"run_type": ["iteration"]}, {"time_unit": 1},
+        {"time_unit": {"ns": 1}},
     ]
     files = [[dict(base, **v)] * 2 + [dict(base, name="BM_B")] for v in variants]
     files.append([dict(base, instructions=float("inf")), dict(base, instructions=-float("inf"))])
@@ -224,6 +232,8 @@ def test_runs_checked_a_column_at_a_time_are_the_runs_checked_one_by_one():
         if columns != "raised":
             assert [r.raw if r else None for r in columns] == [
                 r.raw if r else None for r in one_by_one]
+            # == takes 10 for 10.0: the iterations are floats as well.
+            assert all(type(r.iterations) is float for r in columns if r)
 
 
 @pytest.mark.parametrize("text", ["", "\n", " \t\r\n", "\u2003\x1c\n"])
@@ -242,3 +252,20 @@ def test_whitespace_around_a_file_is_read_past(tmp_path):
            "real_time": 1.0, "cpu_time": 1.0, "iterations": 1}
     path.write_text("\n\t " + json.dumps({"benchmarks": [run]}) + " \n\n", encoding="utf-8")
     assert [r.name for r in benchjson.load(str(path)).runs] == ["BM_A"]
+
+
+@pytest.mark.parametrize("count", [1, 3, 10])
+def test_columns_read_a_stretch_of_runs_at_a_time_hold_every_run(monkeypatch, count):
+    """_value_columns reads 3 runs at a time here: every run's values, in
+    order, in the columns and the Runs made from them."""
+    monkeypatch.setattr(benchjson, "_STRETCH", 3)
+    runs = [{"name": f"BM_{i}", "run_name": f"BM_{i}", "run_type": "iteration",
+             "repetitions": 3, "repetition_index": i % 3, "threads": 1 + i,
+             "iterations": 10 + i, "real_time": 2.5 + i, "cpu_time": 2.0 * i,
+             "time_unit": "ns", "instructions": 100.0 - i} for i in range(count)]
+    bench = benchjson._parse_common({"benchmarks": runs}, "f.json")
+    assert bench.metric_columns() == {
+        key: [run[key] for run in runs] for key in ("real_time", "cpu_time", "instructions")}
+    assert [(r.name, r.repetition_index, r.threads, r.iterations) for r in bench.runs] == [
+        (run["name"], run["repetition_index"], run["threads"], float(run["iterations"]))
+        for run in runs]

@@ -676,18 +676,9 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
     given, receives each metric's column when every run passed the column
     checks."""
     metric_keys = [k for k in shape if k not in STRUCTURAL_FIELDS]
-    # Every value in one flat list, then each field's column a slice of it:
-    # in C, and twice as fast as zip(*) of the runs' values (which makes
-    # an iterator per run). The slices are the columns (lists nobody
-    # changes), not copied again into tuples.
-    flat = list(itertools.chain.from_iterable(map(dict.values, objs)))
-    width = len(shape)
-    columns = {key: flat[i::width] for i, key in enumerate(shape)}
-    del flat
+    columns = _value_columns(shape, objs)
     rare = any(k in _RARE_FIELDS or k.startswith(PROFILE_FIELD_PREFIX) for k in shape)
-    # Each column's types, found once: the checks below ask for most twice.
-    _TYPES.update((id(col), (col, set(map(type, col)))) for col in columns.values())
-    try:
+    try:   # each column's types found once, on first use (_types)
         fields = None if rare else _structural_columns(columns, len(objs))
         more = None if fields is None else _more_columns(columns, len(objs))
         passed = more is not None and all(_finite_floats(k, columns[k]) for k in metric_keys)
@@ -714,16 +705,41 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
     return lazyruns.LazyRuns(maker, 0, len(objs), whole=True)
 
 
+# Runs a stretch in _value_columns: their values fit in a fast cache.
+_STRETCH = 2048
+
+
+def _value_columns(shape: tuple, objs: list[dict]) -> dict[str, list]:
+    """Each key's values over objs, whose keys are shape (in order). The
+    values of a stretch of runs in one flat list, then each key's a slice
+    of it written into its column: in C, twice as fast as zip(*) of the
+    runs' values (which makes an iterator per run), and a flat list of
+    every value at once (another 24 MB on a large suite) cost more in
+    page faults than the stretches' loop. The columns are lists nobody
+    changes, not copied again into tuples."""
+    width, count = len(shape), len(objs)
+    columns = [[None] * count for _ in shape]
+    for start in range(0, count, _STRETCH):
+        flat = list(itertools.chain.from_iterable(
+            map(dict.values, objs[start:start + _STRETCH])))
+        stop = start + len(flat) // width
+        for i, column in enumerate(columns):
+            column[start:stop] = flat[i::width]
+    return dict(zip(shape, columns))
+
+
 def _made_runs(metric_columns: dict[str, list], fields: list, more: list,
                objs: list[dict]) -> list[Run]:
     """The Run of each of objs, from its checked columns (_shape_runs)."""
     metrics = ([dict(zip(metric_columns, values)) for values in zip(*metric_columns.values())]
                if metric_columns else [{} for _ in objs])
-    return list(map(Run, *fields, metrics, *more, objs))
+    *head, iterations, units = fields
+    return list(map(Run, *head, map(float, iterations), units, metrics, *more, objs))
 
 
 # id of a column -> (the column, its types), while _shape_runs checks one
-# shape (the column is kept, so its id stays its own).
+# shape (the column is kept, so its id stays its own): the checks ask for
+# most columns' types twice.
 _TYPES: dict[int, tuple[tuple, set[type]]] = {}
 
 
@@ -731,7 +747,23 @@ def _types(column: tuple) -> set[type]:
     seen = _TYPES.get(id(column))
     if seen is not None and seen[0] is column:
         return seen[1]
-    return set(map(type, column))
+    types = set(map(type, column))
+    _TYPES[id(column)] = (column, types)
+    return types
+
+
+def _strings_of(column: tuple, allowed) -> set | None:
+    """The column's values when each is one of the strings allowed (its
+    types then {str}, without a look at each value's type: only a string
+    equals a string), else None."""
+    try:
+        values = set(column)
+    except TypeError:   # a list or an object
+        return None
+    if not values <= allowed:
+        return None
+    _TYPES[id(column)] = (column, {str})
+    return values
 
 
 def _int_column(column: tuple, minimum: int) -> bool:
@@ -753,34 +785,42 @@ def _finite_floats(key: str, column: tuple) -> bool:
 def _structural_columns(columns: dict[str, tuple], count: int) -> list | None:
     """Run's fields name .. time_unit as columns, each checked as
     _common_run checks it; None when a value is not of the common shape."""
-    if any(not _types(col) <= _SCALAR_TYPES for col in columns.values()):
-        return None
     names, run_types = columns.get("name"), columns.get("run_type")
     units = columns.get("time_unit")
-    if names is None or run_types is None or units is None or not (
-            _types(names) == _types(units) == _types(run_types) == {str}
-            and set(units) <= TIME_UNITS_NS.keys()
-            and set(run_types) <= {"iteration", "aggregate"}):
+    if names is None or run_types is None or units is None:
+        return None
+    kinds = _strings_of(run_types, {"iteration", "aggregate"})
+    if (kinds is None or _strings_of(units, TIME_UNITS_NS.keys()) is None
+            or _types(names) != {str}
+            or any(not _types(col) <= _SCALAR_TYPES for col in columns.values())):
         return None
     run_names = columns.get("run_name", names)
-    aggregates = _aggregate_column(run_types, columns.get("aggregate_name"))
+    aggregates = _aggregate_column(run_types, "aggregate" in kinds,
+                                   columns.get("aggregate_name"))
     iterations = columns.get("iterations", (0,) * count)
-    if (aggregates is None or _types(run_names) != {str}
-            or not _types(iterations) <= {int, float}
-            or not all(0 <= i < 1e300 for i in iterations)):
+    if aggregates is None or _types(run_names) != {str} or not _iterations_column(iterations):
         return None
     ints = [columns.get(key, (default,) * count) for key, default in
             (("repetition_index", -1), ("repetitions", 1), ("threads", 1))]
     if not all(_int_column(col, minimum) for col, minimum in zip(ints, (-1, 1, 1))):
         return None
-    return [names, run_names, run_types, aggregates, *ints,
-            list(map(float, iterations)), units]
+    # iterations as the file has them: _made_runs makes them floats.
+    return [names, run_names, run_types, aggregates, *ints, iterations, units]
 
 
-def _aggregate_column(run_types: tuple, aggregate_names: tuple | None) -> list | None:
+def _iterations_column(iterations: tuple) -> bool:
+    """Every value an int or a float, 0 <= value < 1e300."""
+    types = _types(iterations)
+    if types == {int}:   # no NaN: the least and the largest say it
+        return min(iterations) >= 0 and max(iterations) < 1e300
+    return types <= {int, float} and all(0 <= i < 1e300 for i in iterations)
+
+
+def _aggregate_column(run_types: tuple, any_aggregate: bool,
+                      aggregate_names: tuple | None) -> list | None:
     """Each run's aggregate_name ("" for an iteration), or None when an
     aggregate's is missing, not a string or a complexity fit's."""
-    if "aggregate" not in run_types:
+    if not any_aggregate:
         return [""] * len(run_types)
     if aggregate_names is None:
         return None
