@@ -768,7 +768,16 @@ def _strings_of(column: tuple, allowed) -> set | None:
 
 def _int_column(column: tuple, minimum: int) -> bool:
     """_common_int of every value."""
-    return _types(column) == {int} and min(column) >= minimum and max(column) < 1 << 53
+    return _types(column) == {int} and _int_range(column, minimum, 1 << 53)
+
+
+def _int_range(column: tuple, minimum: int, limit: int) -> bool:
+    """minimum <= every value < limit, for a column of ints: from the set
+    of its values (a suite's index, count and iterations columns hold a
+    few, and a set of ints is quicker to make than min and max are to
+    find over the whole column)."""
+    values = set(column)
+    return min(values) >= minimum and max(values) < limit
 
 
 def _finite_floats(key: str, column: tuple) -> bool:
@@ -812,7 +821,7 @@ def _iterations_column(iterations: tuple) -> bool:
     """Every value an int or a float, 0 <= value < 1e300."""
     types = _types(iterations)
     if types == {int}:   # no NaN: the least and the largest say it
-        return min(iterations) >= 0 and max(iterations) < 1e300
+        return _int_range(iterations, 0, 1e300)
     return types <= {int, float} and all(0 <= i < 1e300 for i in iterations)
 
 
