@@ -216,6 +216,10 @@ def test_runs_checked_a_column_at_a_time_are_the_runs_checked_one_by_one(monkeyp
     files.append([base, dict(reversed(base.items())), base])
     files.append([dict(base, name=f"BM_{i}", real_time=float(i)) for i in range(50)]
                  + [dict(base, **v) for v in variants[:5]])
+    # Each variant after runs of the common shape, in a later stretch.
+    files += [[dict(base, name=f"BM_{i}") for i in range(7)] + [dict(base, **v)]
+              for v in variants]
+    files.append([dict(base, name=f"BM_{i}") for i in range(7)] + [dict(base, threads=True)])
     for runs in files:
         one_by_one = []
         for run in runs:
@@ -232,7 +236,8 @@ def test_runs_checked_a_column_at_a_time_are_the_runs_checked_one_by_one(monkeyp
         if columns != "raised":
             assert [r.raw if r else None for r in columns] == [
                 r.raw if r else None for r in one_by_one]
-            # == takes 10 for 10.0: the iterations are floats as well.
+            # == takes 10 for 10.0 and True for 1: the reprs say the types.
+            assert repr(columns) == repr(one_by_one)
             assert all(type(r.iterations) is float for r in columns if r)
 
 

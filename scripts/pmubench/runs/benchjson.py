@@ -676,9 +676,11 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
     given, receives each metric's column when every run passed the column
     checks."""
     metric_keys = [k for k in shape if k not in STRUCTURAL_FIELDS]
-    columns = _value_columns(shape, objs)
+    columns, types = _value_columns(shape, objs)
     rare = any(k in _RARE_FIELDS or k.startswith(PROFILE_FIELD_PREFIX) for k in shape)
-    try:   # each column's types found once, on first use (_types)
+    try:   # each column's types found once: as it was read, else on first use
+        if types is not None:
+            _TYPES.update((id(col), (col, {kind})) for col, kind in zip(columns.values(), types))
         fields = None if rare else _structural_columns(columns, len(objs))
         more = None if fields is None else _more_columns(columns, len(objs))
         passed = more is not None and all(_finite_floats(k, columns[k]) for k in metric_keys)
@@ -709,23 +711,31 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
 _STRETCH = 2048
 
 
-def _value_columns(shape: tuple, objs: list[dict]) -> dict[str, list]:
-    """Each key's values over objs, whose keys are shape (in order). The
-    values of a stretch of runs in one flat list, then each key's a slice
-    of it written into its column: in C, twice as fast as zip(*) of the
-    runs' values (which makes an iterator per run), and a flat list of
-    every value at once (another 24 MB on a large suite) cost more in
-    page faults than the stretches' loop. The columns are lists nobody
-    changes, not copied again into tuples."""
+def _value_columns(shape: tuple, objs: list[dict]) -> tuple[dict[str, list], list | None]:
+    """Each key's values over objs, whose keys are shape (in order), and
+    each key's one type when every run's value of it has the first run's
+    type (else None). The values of a stretch of runs in one flat list,
+    then each key's a slice of it written into its column: in C, twice as
+    fast as zip(*) of the runs' values (which makes an iterator per run),
+    and a flat list of every value at once (another 24 MB on a large
+    suite) cost more in page faults than the stretches' loop. The columns
+    are lists nobody changes, not copied again into tuples. The types are
+    the stretch's types against the first run's repeated: half the time
+    of a set of types per column."""
     width, count = len(shape), len(objs)
     columns = [[None] * count for _ in shape]
+    first = list(map(type, objs[0].values()))
+    pattern: list | None = first * _STRETCH
     for start in range(0, count, _STRETCH):
         flat = list(itertools.chain.from_iterable(
             map(dict.values, objs[start:start + _STRETCH])))
         stop = start + len(flat) // width
+        if pattern is not None and list(map(type, flat)) != (
+                pattern if len(flat) == len(pattern) else first * (stop - start)):
+            pattern = None
         for i, column in enumerate(columns):
             column[start:stop] = flat[i::width]
-    return dict(zip(shape, columns))
+    return dict(zip(shape, columns)), first if pattern is not None else None
 
 
 def _made_runs(metric_columns: dict[str, list], fields: list, more: list,
