@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -183,3 +184,28 @@ def test_a_file_of_one_shape_refuses_two_time_units_in_a_benchmark(tmp_path):
     assert bench.metric_columns() is not None
     with pytest.raises(benchjson.BadInput, match="BM_A has runs in both ns and us"):
         matching.group_runs(bench)
+
+
+def test_stretches_start_wherever_a_name_registration_or_unit_changes():
+    """_stretch_starts gives each index whose run differs from the one
+    before in any column, as one look at every column would: a change of
+    name alone, of a registration or a unit inside a name's stretch, a
+    column of one value, one run."""
+    names = ["A", "A", "A", "B", "B", "C", "C"]
+    families = [0, 0, 1, 1, 1, 2, 2]
+    units = ["ns", "ns", "ns", "ns", "us", "us", "us"]
+    assert matching._stretch_starts(names, ([0] * 7, (None,) * 7, ["ns"] * 7)) == [0, 3, 5]
+    assert matching._stretch_starts(names, (families, [0] * 7, ["ns"] * 7)) == [0, 2, 3, 5]
+    assert matching._stretch_starts(names, ([0, 0, 0, 1, 1, 300, 300], [0] * 7, units[::-1])) == [
+        0, 3, 5]
+    assert matching._stretch_starts(names, (families, [0] * 7, units)) == [0, 2, 3, 4, 5]
+    assert matching._stretch_starts(["A"], ([0], [0], ["ns"])) == [0]
+    rng = random.Random(7)
+    for _ in range(300):
+        count = rng.randint(1, 12)
+        columns = [[rng.choice("ab") for _ in range(count)] for _ in range(4)]
+        if rng.random() < 0.5:   # the other columns change only with the name
+            columns[1] = [c + "x" for c in columns[0]]
+        expected = [0] + [i for i in range(1, count)
+                          if any(c[i] != c[i - 1] for c in columns)]
+        assert matching._stretch_starts(columns[0], tuple(columns[1:])) == expected

@@ -809,8 +809,8 @@ def _structural_columns(columns: dict[str, tuple], count: int) -> list | None:
     if names is None or run_types is None or units is None:
         return None
     kinds = _strings_of(run_types, {"iteration", "aggregate"})
-    if (kinds is None or _strings_of(units, TIME_UNITS_NS.keys()) is None
-            or _types(names) != {str}
+    unit_names = _strings_of(units, TIME_UNITS_NS.keys())
+    if (kinds is None or unit_names is None or _types(names) != {str}
             or any(not _types(col) <= _SCALAR_TYPES for col in columns.values())):
         return None
     run_names = columns.get("run_name", names)
@@ -823,8 +823,16 @@ def _structural_columns(columns: dict[str, tuple], count: int) -> list | None:
             (("repetition_index", -1), ("repetitions", 1), ("threads", 1))]
     if not all(_int_column(col, minimum) for col, minimum in zip(ints, (-1, 1, 1))):
         return None
-    # iterations as the file has them: _made_runs makes them floats.
-    return [names, run_names, run_types, aggregates, *ints, iterations, units]
+    # iterations as the file has them: _made_runs makes them floats. A
+    # run type or unit column of one value is one string object throughout
+    # (matching counts them: then by identity).
+    return [names, run_names, _one_object(run_types, kinds), aggregates, *ints, iterations,
+            _one_object(units, unit_names)]
+
+
+def _one_object(column: list, values: set) -> list:
+    """[value] * len(column) when values (the column's) is one value."""
+    return [*values] * len(column) if len(values) == 1 else column
 
 
 def _iterations_column(iterations: tuple) -> bool:

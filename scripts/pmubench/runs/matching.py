@@ -197,12 +197,7 @@ def _group_columns(bench: benchjson.BenchFile, metric_names: list[str],
     if fields is None or "aggregate" in fields["run_type"]:
         return False
     names, units = fields["run_name"], fields["time_unit"]
-    # Where a run differs from the one before in its name, registration
-    # or unit: a new stretch starts (in C, a column at a time).
-    changed = map(operator.ne, names[1:], names)
-    for column in (fields["family_index"], fields["instance_index"], units):
-        changed = map(operator.or_, changed, map(operator.ne, column[1:], column))
-    starts = [0, *itertools.compress(range(1, len(names)), changed)]
+    starts = _stretch_starts(names, (fields["family_index"], fields["instance_index"], units))
     keys = list(map(match_key, map(names.__getitem__, starts)))
     if len(set(keys)) != len(keys):
         return False   # a name in two stretches or of two registrations
@@ -213,6 +208,35 @@ def _group_columns(bench: benchjson.BenchFile, metric_names: list[str],
         iter(dict, None), repeat(""), map(list, map(range, starts, stops)), repeat(None),
         repeat(metric_names))))
     return True
+
+
+def _stretch_starts(names: list[str], others: tuple) -> list[int]:
+    """Where a run differs from the one before in its name or in a column
+    of others (registration, unit): where a new stretch starts, 0 first.
+    In C, a column at a time: where the name changes; then each other
+    column that holds more than one value is its value at each of those
+    starts, repeated over the stretch, or the changes of every column
+    are looked for together."""
+    count = len(names)
+    starts = [0, *itertools.compress(range(1, count), map(
+        operator.ne, itertools.islice(names, 1, None), names))]
+    lengths = list(map(operator.sub, starts[1:] + [count], starts))
+    for column in others:
+        if column.count(column[0]) == count:
+            continue
+        spread = itertools.chain.from_iterable(map(
+            itertools.repeat, map(column.__getitem__, starts), lengths))
+        if list(spread) != list(column):
+            return _all_changes(names, others)
+    return starts
+
+
+def _all_changes(names: list[str], others: tuple) -> list[int]:
+    """_stretch_starts of columns that change inside a name's stretch."""
+    changed = map(operator.ne, names[1:], names)
+    for column in others:
+        changed = map(operator.or_, changed, map(operator.ne, column[1:], column))
+    return [0, *itertools.compress(range(1, len(names)), changed)]
 
 
 def _group_of(path: str, run: benchjson.Run, groups: dict[str, BenchmarkRuns],
