@@ -676,14 +676,15 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
     given, receives each metric's column when every run passed the column
     checks."""
     metric_keys = [k for k in shape if k not in STRUCTURAL_FIELDS]
-    columns, types = _value_columns(shape, objs)
+    columns, types, sound = _value_columns(shape, objs)
     rare = any(k in _RARE_FIELDS or k.startswith(PROFILE_FIELD_PREFIX) for k in shape)
     try:   # each column's types found once: as it was read, else on first use
         if types is not None:
             _TYPES.update((id(col), (col, {kind})) for col, kind in zip(columns.values(), types))
         fields = None if rare else _structural_columns(columns, len(objs))
         more = None if fields is None else _more_columns(columns, len(objs))
-        passed = more is not None and all(_finite_floats(k, columns[k]) for k in metric_keys)
+        passed = more is not None and all(
+            k in sound or _finite_floats(k, columns[k]) for k in metric_keys)
     finally:
         _TYPES.clear()
     if not passed:
@@ -711,21 +712,27 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
 _STRETCH = 2048
 
 
-def _value_columns(shape: tuple, objs: list[dict]) -> tuple[dict[str, list], list | None]:
-    """Each key's values over objs, whose keys are shape (in order), and
-    each key's one type when every run's value of it has the first run's
-    type (else None). The values of a stretch of runs in one flat list,
-    then each key's a slice of it written into its column: in C, twice as
-    fast as zip(*) of the runs' values (which makes an iterator per run),
-    and a flat list of every value at once (another 24 MB on a large
-    suite) cost more in page faults than the stretches' loop. The columns
-    are lists nobody changes, not copied again into tuples. The types are
-    the stretch's types against the first run's repeated: half the time
-    of a set of types per column."""
+def _value_columns(shape: tuple, objs: list[dict]
+                   ) -> tuple[dict[str, list], list | None, set[str]]:
+    """Each key's values over objs, whose keys are shape (in order); each
+    key's one type when every run's value of it has the first run's type
+    (else None); the keys whose values _finite_floats passes, as far as
+    the stretches tell (any other key may pass it too).
+
+    The values of a stretch of runs in one flat list, then each key's a
+    slice of it written into its column: in C, twice as fast as zip(*) of
+    the runs' values (which makes an iterator per run), and a flat list
+    of every value at once (another 24 MB on a large suite) cost more in
+    page faults than the stretches' loop. The columns are lists nobody
+    changes, not copied again into tuples. The types are the stretch's
+    types against the first run's repeated: half the time of a set of
+    types per column. The floats are summed (and a time's least found)
+    a stretch at a time, while the stretch's values are in the cache."""
     width, count = len(shape), len(objs)
     columns = [[None] * count for _ in shape]
     first = list(map(type, objs[0].values()))
     pattern: list | None = first * _STRETCH
+    sound = {i: shape[i] in TIME_METRICS for i, kind in enumerate(first) if kind is float}
     for start in range(0, count, _STRETCH):
         flat = list(itertools.chain.from_iterable(
             map(dict.values, objs[start:start + _STRETCH])))
@@ -734,8 +741,17 @@ def _value_columns(shape: tuple, objs: list[dict]) -> tuple[dict[str, list], lis
                 pattern if len(flat) == len(pattern) else first * (stop - start)):
             pattern = None
         for i, column in enumerate(columns):
-            column[start:stop] = flat[i::width]
-    return dict(zip(shape, columns)), first if pattern is not None else None
+            part = column[start:stop] = flat[i::width]
+            if pattern is not None and i in sound and not _sound_part(part, sound[i]):
+                del sound[i]
+    return (dict(zip(shape, columns)), first if pattern is not None else None,
+            {shape[i] for i in sound} if pattern is not None else set())
+
+
+def _sound_part(part: list[float], time: bool) -> bool:
+    """_finite_floats of a stretch of floats: finite (a finite sum has no
+    infinity or NaN in it) and, for a time, not negative."""
+    return math.isfinite(sum(part)) and (not time or min(part) >= 0)
 
 
 def _made_runs(metric_columns: dict[str, list], fields: list, more: list,
