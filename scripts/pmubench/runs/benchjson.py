@@ -590,14 +590,22 @@ def load(path: str) -> BenchFile:
     (_parse_common); any other goes through read_json's and parse's
     checks, which say what is wrong, in the order they always have. A
     regular file is read through a map of it (filetext), any other the
-    plain way."""
+    plain way; so is a file with a carriage return that the map's text
+    does not pass, so that a parse error names the line and column the
+    plain read's newlines give, as always."""
     text = filetext.mapped_text(path)
-    if text is None:
+    if text is not None:
         try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError):
-            return parse(read_json(path), path)     # says why
+            return parse_text(text, path)
+        except BadInput:
+            if "\r" not in text:
+                raise
+        del text
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError):
+        return parse(read_json(path), path)     # says why
     return parse_text(text, path)
 
 
