@@ -684,17 +684,16 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
     given, receives each metric's column when every run passed the column
     checks."""
     metric_keys = [k for k in shape if k not in STRUCTURAL_FIELDS]
-    columns, types, sound = _value_columns(shape, objs)
     rare = any(k in _RARE_FIELDS or k.startswith(PROFILE_FIELD_PREFIX) for k in shape)
-    try:   # each column's types found once: as it was read, else on first use
-        if types is not None:
-            _TYPES.update((id(col), (col, {kind})) for col, kind in zip(columns.values(), types))
+    try:   # each column's types and values found once: as it is read, else on first use
+        columns, sound = _value_columns(shape, objs)
         fields = None if rare else _structural_columns(columns, len(objs))
         more = None if fields is None else _more_columns(columns, len(objs))
         passed = more is not None and all(
             k in sound or _finite_floats(k, columns[k]) for k in metric_keys)
     finally:
         _TYPES.clear()
+        _VALUES.clear()
     if not passed:
         return [_common_run(obj, path) for obj in objs]
     metric_columns = {k: columns[k] for k in metric_keys}
@@ -720,12 +719,13 @@ def _shape_runs(shape: tuple, objs: list[dict], path: str,
 _STRETCH = 2048
 
 
-def _value_columns(shape: tuple, objs: list[dict]
-                   ) -> tuple[dict[str, list], list | None, set[str]]:
-    """Each key's values over objs, whose keys are shape (in order); each
-    key's one type when every run's value of it has the first run's type
-    (else None); the keys whose values _finite_floats passes, as far as
-    the stretches tell (any other key may pass it too).
+def _value_columns(shape: tuple, objs: list[dict]) -> tuple[dict[str, list], set[str]]:
+    """Each key's values over objs, whose keys are shape (in order), and
+    the keys whose values _finite_floats passes, as far as the stretches
+    tell (any other key may pass it too). When every run's value of each
+    key has the first run's type, each column's types go to _TYPES, and
+    the set of values of each column of ints, run types or units (the
+    checks' sets) to _VALUES.
 
     The values of a stretch of runs in one flat list, then each key's a
     slice of it written into its column: in C, twice as fast as zip(*) of
@@ -735,12 +735,15 @@ def _value_columns(shape: tuple, objs: list[dict]
     changes, not copied again into tuples. The types are the stretch's
     types against the first run's repeated: half the time of a set of
     types per column. The floats are summed (and a time's least found)
-    a stretch at a time, while the stretch's values are in the cache."""
+    and the sets of values made a stretch at a time, while the stretch's
+    values are in the cache."""
     width, count = len(shape), len(objs)
     columns = [[None] * count for _ in shape]
     first = list(map(type, objs[0].values()))
     pattern: list | None = first * _STRETCH
     sound = {i: shape[i] in TIME_METRICS for i, kind in enumerate(first) if kind is float}
+    values = {i: set() for i, kind in enumerate(first)
+              if kind is int or (kind is str and shape[i] in ("run_type", "time_unit"))}
     for start in range(0, count, _STRETCH):
         flat = list(itertools.chain.from_iterable(
             map(dict.values, objs[start:start + _STRETCH])))
@@ -752,8 +755,13 @@ def _value_columns(shape: tuple, objs: list[dict]
             part = column[start:stop] = flat[i::width]
             if pattern is not None and i in sound and not _sound_part(part, sound[i]):
                 del sound[i]
-    return (dict(zip(shape, columns)), first if pattern is not None else None,
-            {shape[i] for i in sound} if pattern is not None else set())
+            elif pattern is not None and i in values:
+                values[i].update(part)
+    if pattern is None:
+        return dict(zip(shape, columns)), set()
+    _TYPES.update((id(col), (col, {kind})) for col, kind in zip(columns, first))
+    _VALUES.update((id(columns[i]), (columns[i], found)) for i, found in values.items())
+    return dict(zip(shape, columns)), {shape[i] for i in sound}
 
 
 def _sound_part(part: list[float], time: bool) -> bool:
@@ -786,12 +794,23 @@ def _types(column: tuple) -> set[type]:
     return types
 
 
+# id of a column -> (the column, the set of its values), as _TYPES.
+_VALUES: dict[int, tuple[list, set]] = {}
+
+
+def _values(column: tuple) -> set:
+    """set(column), found once (_VALUES) for the columns _value_columns
+    reads; raises TypeError for a list or an object in it."""
+    seen = _VALUES.get(id(column))
+    return seen[1] if seen is not None and seen[0] is column else set(column)
+
+
 def _strings_of(column: tuple, allowed) -> set | None:
     """The column's values when each is one of the strings allowed (its
     types then {str}, without a look at each value's type: only a string
     equals a string), else None."""
     try:
-        values = set(column)
+        values = _values(column)
     except TypeError:   # a list or an object
         return None
     if not values <= allowed:
@@ -810,7 +829,7 @@ def _int_range(column: tuple, minimum: int, limit: int) -> bool:
     of its values (a suite's index, count and iterations columns hold a
     few, and a set of ints is quicker to make than min and max are to
     find over the whole column)."""
-    values = set(column)
+    values = _values(column)
     return min(values) >= minimum and max(values) < limit
 
 
