@@ -4,8 +4,6 @@ row, and no column-wise text at all for a part holding any other row."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -20,7 +18,7 @@ def _row(**changes) -> cmp.Row:
     row = cmp.Row("BM_\u00fc\x1b|x", "instructions", "", side, side, 0.25, 0.1,
                   stats.Interval(-0.5, 0.75, 0.9), cmp.U_TEST, threshold, False,
                   cmp.NO_CHANGE)
-    return dataclasses.replace(row, **changes)
+    return row._replace(**changes)
 
 
 def _common_rows() -> list[cmp.Row]:
