@@ -20,6 +20,9 @@ asserts nothing about wall-clock time.
     # --before again adds a column per revision:
     /usr/bin/python3 scripts/dev/compare_timing.py --before 2abdb0e
     /usr/bin/python3 scripts/dev/compare_timing.py --before 2abdb0e --before 4ec759e
+    # each format N times in turn (before, now, before, now, ...): the table
+    # gives each one's median CPU seconds and its range
+    /usr/bin/python3 scripts/dev/compare_timing.py --before 2abdb0e --repeat 3
 
 Each line gives the wall time and the CPU time (user + system) of the
 compare.py process: on a shared machine the wall time follows the load, the
@@ -34,6 +37,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -93,7 +97,13 @@ def main() -> int:
                              "repeatable (a column per revision, in order)")
     parser.add_argument("--reuse", action="store_true",
                         help="keep base.json and head.json already in --dir")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="time each compare.py N times, in turn, and give the "
+                             "median and range of each in the table (a shared "
+                             "machine's speed moves from run to run)")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat {args.repeat}: must be 1 or more, e.g. 3")
     for rev in args.before:
         if not is_commit(rev):
             parser.error(f"--before {rev}: not a commit of {ROOT}; give a commit "
@@ -112,14 +122,29 @@ def main() -> int:
         print(f"files: {args.benchmarks} benchmarks x {args.reps} repetitions = "
               f"{args.benchmarks * args.reps} runs a file, {size:.1f} MB each; "
               f"written in {time.monotonic() - start:.1f} s", flush=True)
-        table = []
-        for fmt in args.formats.split(","):
-            timed = [_time(c, base, head, fmt, args.timeout)
-                     for c in before + [args.compare]]
-            table.append((fmt, timed))
-        if before:
+        table = [(fmt, _timed_rounds(before + [args.compare], base, head, fmt,
+                                     args.timeout, args.repeat))
+                 for fmt in args.formats.split(",")]
+        if before or args.repeat > 1:
             _print_table(args.before, table)
     return 0
+
+
+def _timed_rounds(compares: list[str], base: str, head: str, fmt: str, timeout: float,
+                  repeat: int) -> list[tuple[list[float], set[str]] | None]:
+    """Each compare.py run repeat times in one format, in turn: (its CPU
+    seconds, the digests of its outputs), or None when a run did not
+    finish."""
+    out: list[tuple[list[float], set[str]] | None] = [([], set()) for _ in compares]
+    for _ in range(repeat):
+        for i, compare in enumerate(compares):
+            timed = _time(compare, base, head, fmt, timeout) if out[i] is not None else None
+            if timed is None:
+                out[i] = None
+                continue
+            out[i][0].append(timed[0])
+            out[i][1].add(timed[1])
+    return out
 
 
 def is_commit(rev: str) -> bool:
@@ -165,17 +190,34 @@ def _time(compare: str, base: str, head: str, fmt: str, timeout: float
 
 
 def _print_table(revs: list[str], table: list) -> None:
-    """A row per format: the CPU seconds at each revision and now, and
-    whether each revision wrote the bytes and exit status written now."""
+    """A row per format: the CPU seconds at each revision and now (the
+    median, and the range of several runs), and whether each revision
+    wrote the bytes and exit status written now, every time."""
     heads = "".join(f" CPU s at {rev} |" for rev in revs)
     print(f"\n| format |{heads} CPU s now | same output and exit as now |\n"
           + "|---" * (len(revs) + 3) + "|")
     for fmt, timed in table:
-        cells = " | ".join(f"{t[0]:.1f}" if t else "did not finish" for t in timed)
+        cells = " | ".join(_cpu_cell(t) for t in timed)
         now = timed[-1]
-        same = ", ".join(f"{rev}: {'yes' if t and now and t[1] == now[1] else 'NO'}"
+        same = ", ".join(f"{rev}: {'yes' if _same(t, now) else 'NO'}"
                          for rev, t in zip(revs, timed))
-        print(f"| {fmt} | {cells} | {same} |")
+        print(f"| {fmt} | {cells} | {same or '-'} |")
+
+
+def _same(timed: tuple[list[float], set[str]] | None,
+          now: tuple[list[float], set[str]] | None) -> bool:
+    """Every run of both wrote one and the same output and exit status."""
+    return timed is not None and now is not None and len(now[1]) == 1 and timed[1] == now[1]
+
+
+def _cpu_cell(timed: tuple[list[float], set[str]] | None) -> str:
+    """'6.1', or '6.1 (5.9-6.3)' for several runs: the median CPU seconds
+    and the range."""
+    if timed is None:
+        return "did not finish"
+    cpu = timed[0]
+    median = statistics.median(cpu)
+    return f"{median:.1f}" + (f" ({min(cpu):.1f}-{max(cpu):.1f})" if len(cpu) > 1 else "")
 
 
 def _knows_allow_inconclusive(compare: str) -> bool:

@@ -57,7 +57,6 @@ def test_json_rows_are_what_the_json_encoder_writes_for_odd_values():
     """compare_json writes each row itself; for values the pinned cases
     may not hold (an infinite change, -0.0, ints, numpy floats, a work
     change, no interval) it writes what json's encoder writes for _row."""
-    import dataclasses
     import numpy as np
     from pmubench.render import compare_json
     from pmubench.verdicts import comparison as cmp
@@ -68,19 +67,19 @@ def test_json_rows_are_what_the_json_encoder_writes_for_odd_values():
                    cmp.U_TEST, threshold, False, cmp.NO_CHANGE)
     rows = [
         base,
-        dataclasses.replace(base, change=float("inf"), p_value=np.float64(0.5),
-                            interval=stats.Interval(-0.0, 2.0, np.float64(0.9)),
-                            work=work.WorkChange(("a", "b"))),
-        dataclasses.replace(base, change=float("-inf"), changed_beyond=True,
-                            baseline=cmp.Side(2, 1, "single run", [2], 1)),
-        dataclasses.replace(base, p_value=0.0, contender=cmp.Side(
+        base._replace(change=float("inf"), p_value=np.float64(0.5),
+                      interval=stats.Interval(-0.0, 2.0, np.float64(0.9)),
+                      work=work.WorkChange(("a", "b"))),
+        base._replace(change=float("-inf"), changed_beyond=True,
+                      baseline=cmp.Side(2, 1, "single run", [2], 1)),
+        base._replace(p_value=0.0, contender=cmp.Side(
             7.25, 4, "repetitions", [7.0, 7.5, 7.25, 8.0], 2)),
         # a finite change whose percentage overflows; changes that are not
         # exactly float; flags that are not exactly bool
-        dataclasses.replace(base, change=1e307, higher_is_better=1),
-        dataclasses.replace(base, change=-1e307, changed_beyond=0),
-        dataclasses.replace(base, change=np.float64(0.125), higher_is_better=True),
-        dataclasses.replace(base, change=3, changed_beyond=True),
+        base._replace(change=1e307, higher_is_better=1),
+        base._replace(change=-1e307, changed_beyond=0),
+        base._replace(change=np.float64(0.125), higher_is_better=True),
+        base._replace(change=3, changed_beyond=True),
     ]
     encode = json.JSONEncoder(allow_nan=False).encode
     text = compare_json._RowText()

@@ -4,8 +4,6 @@ row, and no column-wise text at all for a part holding any other row."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -20,7 +18,7 @@ def _row(**changes) -> cmp.Row:
     row = cmp.Row("BM_\u00fc\x1b|x", "instructions", "", side, side, 0.25, 0.1,
                   stats.Interval(-0.5, 0.75, 0.9), cmp.U_TEST, threshold, False,
                   cmp.NO_CHANGE)
-    return dataclasses.replace(row, **changes)
+    return row._replace(**changes)
 
 
 def _common_rows() -> list[cmp.Row]:
@@ -85,3 +83,48 @@ def test_render_writes_mixed_parts_as_before(monkeypatch):
     fast = compare_json.render(comparison, 0)
     monkeypatch.setattr(json_row_columns, "row_texts", lambda rows, writer: None)
     assert fast == compare_json.render(comparison, 0)
+
+
+def _odd_rows() -> list[cmp.Row]:
+    """Rows whose sides are all of one odd size: each center's text is
+    taken from its value's (json_row_columns._odd_sample_texts)."""
+    def side(values, center):
+        return cmp.Side(center, len(values), "repetitions", values, 1)
+    level = 1.0 - 1.0 / 3.0
+    return [
+        _row(baseline=side([0.1, 0.30000000000000004, 0.2], 0.2),
+             contender=side([-1.5, -2.5, -1.5], -1.5), p_value=0.1,
+             interval=stats.Interval(-0.5, 0.75, level)),
+        _row(baseline=side([np.float64(2.0), 1e-300, 3.5], 2.0),
+             contender=side([7.0, 7.0, 7.0], np.float64(7.0)), p_value=np.float64(0.1),
+             interval=stats.Interval(0.25, 1e300, np.float64(level))),
+        _row(baseline=side([5e-324, 1.0, 2.0], 1.0),
+             contender=side([1.0, 2.0, 3.0], 2.0), p_value=0.7,
+             interval=stats.Interval(-0.0, 0.0, level)),
+    ]
+
+
+def test_odd_samples_take_each_center_from_its_values():
+    rows = _odd_rows() * 2
+    assert json_row_columns.row_texts(rows, compare_json._RowText()) == _row_by_row(rows)
+
+
+@pytest.mark.parametrize("other", [
+    # a zero center: -0.0 and 0.0 are equal values with two texts
+    {"baseline": cmp.Side(-0.0, 3, "repetitions", [0.0, -0.0, -0.0], 1)},
+    {"baseline": cmp.Side(0.0, 3, "repetitions", [-0.0, 0.0, 1.0], 1)},
+    # a center none of its values, and an even sample beside odd ones
+    {"baseline": cmp.Side(2.5, 3, "repetitions", [1.0, 2.0, 3.0], 1)},
+    {"baseline": cmp.Side(1.5, 4, "repetitions", [1.0, 1.0, 2.0, 2.0], 1)},
+])
+def test_odd_samples_beside_another_side_are_written_as_before(other):
+    rows = _odd_rows() + [_row(**other)] + _odd_rows()
+    assert json_row_columns.row_texts(rows, compare_json._RowText()) == _row_by_row(rows)
+
+
+def test_repeated_numbers_keep_the_sign_of_each_zero():
+    """0.0 and -0.0 are one key of a cache of texts, and two texts."""
+    rows = _odd_rows() + [_row(p_value=0.0), _row(p_value=-0.0),
+                          _row(interval=stats.Interval(0.5, 1.0, -0.0)),
+                          _row(interval=stats.Interval(0.5, 1.0, 0.0))] + _odd_rows()
+    assert json_row_columns.row_texts(rows, compare_json._RowText()) == _row_by_row(rows)

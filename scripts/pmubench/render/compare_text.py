@@ -8,6 +8,7 @@ name shows as \\xNN and never starts a line of its own."""
 from __future__ import annotations
 
 import itertools
+import operator
 
 from pmubench.verdicts import comparison as cmp
 from pmubench.render import formatting as fmt
@@ -18,6 +19,9 @@ _RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m"
 _YELLOW = "\033[33m"
 _PAINT = {cmp.REGRESSION: _RED + _BOLD, cmp.IMPROVEMENT: _GREEN,
           cmp.NOT_GATED: _DIM, "inconclusive": _YELLOW + _BOLD}
+_METRIC = operator.attrgetter("metric")
+_MODE = operator.attrgetter("mode")
+_VERDICT = operator.attrgetter("verdict")
 _HEADER = ("Benchmark", "Baseline", "Contender", "Change", "CI", "p", "Verdict")
 _RIGHT = (False, True, True, True, False, True, False)
 
@@ -43,6 +47,8 @@ def _table(cells: list[tuple[str, ...]]) -> list[str]:
 def _out(lines: list[str], paints: list[str | None], color: bool) -> str:
     """The report: each line printable, then painted by its verdict (or
     'inconclusive') when color."""
+    if not color and all(map(str.isprintable, lines)):   # the common case, in C
+        return "\n".join(lines) + "\n"
     out = []
     printable = fmt.printable
     for line, paint in zip(lines, paints):
@@ -79,14 +85,15 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
         paints[0] = "inconclusive"
     out += [f"Baseline:  {c.baseline_path}", f"Contender: {c.contender_path}",
             f"CI: {fmt.interval_heading(c.rows, c.alpha, c.confidence)} of the change; p: two-sided Mann-Whitney U; alpha {c.alpha:g}"]
-    if any(r.mode != cmp.U_TEST for r in c.rows):
+    if any(map(operator.ne, map(_MODE, c.rows), itertools.repeat(cmp.U_TEST))):
         out.append("Verdicts marked (few reps) or (threshold only) rest on less "
                    "evidence than the test; compare.py --help says how")
     out.append("")
     paints += [None] * (len(out) - len(paints))
+    # Each metric's rows, cut in C: rows come metric by metric.
     by_metric: dict[str, list[cmp.Row]] = {}
-    for r in c.rows:
-        by_metric.setdefault(r.metric, []).append(r)
+    for metric, group in itertools.groupby(c.rows, _METRIC):
+        by_metric.setdefault(metric, []).extend(group)
     geomeans = {g.metric: g for g in c.geomeans}
     for metric in c.metric_order:
         rows = by_metric[metric]
@@ -96,7 +103,7 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
         cells.append((f"geomean ({geo.benchmarks})", "", "", fmt.change(geo.change),
                       "", "", ""))
         out += [fmt.metric_heading(rows[0])] + _table(cells) + [""]
-        paints += [None, None] + [r.verdict for r in rows] + [None, None]
+        paints += [None, None] + list(map(_VERDICT, rows)) + [None, None]
     tail = (alloc_site_lines.text_lines(c.alloc_sites, c.alloc_site_notes)
             + attribution_lines.text_lines(c) + summary_lines(c))
     return _out(out + tail, paints + [None] * len(tail), color)

@@ -43,6 +43,26 @@ def _finite_floats(values: list) -> list[str] | None:
     return list(map(_float_text, values)) if _all_finite(values) else None
 
 
+class _Reprs(dict):
+    """Each float's repr, made on first sight."""
+
+    def __missing__(self, value: float) -> str:
+        text = self[value] = _float_text(value)
+        return text
+
+
+def _repeated_floats(values: list) -> list[str] | None:
+    """_finite_floats of values that repeat (p-values of the exact test,
+    an interval's level): each distinct value's repr made once. With a
+    zero among them, each is made: 0.0 and -0.0 are one key but two
+    texts."""
+    if not _all_finite(values):
+        return None
+    if 0.0 in values:
+        return list(map(_float_text, values))
+    return list(map(_Reprs().__getitem__, values))
+
+
 def _bools(values: list) -> list[str] | None:
     """'true' or 'false' of each value, None unless all are bools (1 is
     written 1)."""
@@ -57,20 +77,46 @@ def _side_fields(sides: list, strings: Any) -> list | None:
     sizes = list(map(operator.attrgetter("n"), sides))
     values = list(map(operator.attrgetter("values"), sides))
     flat = list(itertools.chain.from_iterable(values))
-    # The center's text: an odd sample's is one of its values, whose repr
-    # _RowText reuses; equal finite floats but 0.0 and -0.0 have one repr,
-    # and a zero center is written as itself there too.
-    centers = _finite_floats(list(map(operator.attrgetter("center"), sides)))
-    if set(map(type, sizes)) != {int} or centers is None or not _all_finite(flat):
+    centers = list(map(operator.attrgetter("center"), sides))
+    if set(map(type, sizes)) != {int} or not _all_finite(centers) or not _all_finite(flat):
         return None
-    fields: list = ['{"center": ', centers, ', "n": ', list(map(int.__repr__, sizes)),
+    fields: list = ['{"center": ', None, ', "n": ', list(map(int.__repr__, sizes)),
                     ', "source": ',
                     list(map(strings.__getitem__, map(operator.attrgetter("source"), sides))),
-                    ', "values": ']
+                    ', "values": [']
+    texts = _odd_sample_texts(values, flat, centers)
+    if texts is not None:
+        fields[1] = texts[0]
+        return fields + [texts[1], "]}"]
+    fields[1] = list(map(_float_text, centers))
     if set(map(type, flat)) == {float} and set(map(type, values)) == {list}:
         # A list of floats' repr is json's text of it: one call a side.
-        return fields + [list(map(list.__repr__, values)), "}"]
-    return fields + [["[" + ", ".join(map(_float_text, v)) + "]" for v in values], "}"]
+        return fields[:-1] + [', "values": ', list(map(list.__repr__, values)), "}"]
+    return fields + [list(map(", ".join, map(map, itertools.repeat(_float_text), values))),
+                     "]}"]
+
+
+def _odd_sample_texts(values: list, flat: list, centers: list
+                      ) -> tuple[list[str], list[str]] | None:
+    """(each center's text, each side's values joined by ', ') for sides of
+    one odd size n whose centers are non-zero: each value's repr made once
+    and the center's taken from it (an odd sample's median is one of its
+    values, and equal non-zero floats have one repr: a float's repr is the
+    JSON format's costliest part). None for any other sides (a zero center
+    may be -0.0 or 0.0, equal but written apart)."""
+    sizes = set(map(len, values))
+    if len(sizes) != 1 or set(map(type, values)) != {list} or 0.0 in centers:
+        return None
+    n = sizes.pop()
+    if n % 2 == 0:
+        return None
+    texts = list(map(_float_text, flat))
+    try:
+        where = list(map(operator.add, range(0, len(flat), n),
+                         map(list.index, values, centers)))
+    except ValueError:     # a center that is none of its values
+        return None
+    return list(map(texts.__getitem__, where)), list(map(", ".join, zip(*[iter(texts)] * n)))
 
 
 def _with_nulls(values: list, texts: list[str]) -> list[str]:
@@ -86,7 +132,8 @@ def _ci_texts(intervals: list) -> list[str] | None:
     holds finite floats."""
     present = [iv for iv in intervals if iv is not None]
     columns = [_finite_floats(list(map(operator.attrgetter(name), present)))
-               for name in ("low", "high", "level")]
+               for name in ("low", "high")]
+    columns.append(_repeated_floats(list(map(operator.attrgetter("level"), present))))
     if None in columns:
         return None
     texts = list(map("".join, zip(
@@ -98,7 +145,7 @@ def _ci_texts(intervals: list) -> list[str] | None:
 def _p_texts(values: list) -> list[str] | None:
     """Each p-value's text ('null' for None), None unless each is a finite
     float or None."""
-    texts = _finite_floats([p for p in values if p is not None])
+    texts = _repeated_floats([p for p in values if p is not None])
     return None if texts is None else _with_nulls(values, texts)
 
 

@@ -120,8 +120,8 @@ def attribute(rows: list[Row], pairing: matching.Pairing,
     out: list[Attribution] = []
     notes: list[str] = []
     demangle = _Demangler()
-    for row in rows:
-        if not _changed(row) or row.benchmark not in runs:
+    for row in filter(_changed, rows):
+        if row.benchmark not in runs:
             continue
         b_runs, c_runs = runs[row.benchmark]
         base, head = profile_of(b_runs, demangle), profile_of(c_runs, demangle)
@@ -144,8 +144,10 @@ def attribute(rows: list[Row], pairing: matching.Pairing,
         out.append(_attribution(row, base, head))
     # The gated changes first: a reader (and a comment short of room)
     # takes them before the rows under their threshold.
-    gated = {(r.benchmark, r.metric) for r in rows if r.verdict in (REGRESSION, IMPROVEMENT)}
-    out.sort(key=lambda a: (a.benchmark, a.metric) not in gated)
+    if out:    # (a look at every row: a suite has hundreds of thousands)
+        gated = {(r.benchmark, r.metric) for r in rows
+                 if r.verdict in (REGRESSION, IMPROVEMENT)}
+        out.sort(key=lambda a: (a.benchmark, a.metric) not in gated)
     return out, notes
 
 

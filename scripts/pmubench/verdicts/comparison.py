@@ -76,6 +76,7 @@ import fnmatch
 import itertools
 import math
 import operator
+from itertools import repeat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -106,6 +107,7 @@ _BASELINE_SOURCE = operator.attrgetter("baseline.source")
 _BASELINE_VALUES = operator.attrgetter("baseline.values")
 _METRIC = operator.attrgetter("metric")
 _WORK = operator.attrgetter("work")
+_NEW = tuple.__new__
 
 
 @dataclass
@@ -357,7 +359,7 @@ def compare(baseline: benchjson.BenchFile, contender: benchjson.BenchFile,
     pairing = matching.pair(baseline, contender)
     metrics = selected_metrics = [m for m in file_metrics if selected(m, metric_patterns)]
     rows, matrices = _judged_rows(pairing, metrics, overrides, (baseline, contender),
-                                  backend.name, alpha, progress)
+                                  backend, alpha, progress)
     by_metric = rows_by_metric(rows)
     metrics = [m for m in metrics if m in by_metric]
     geomeans = [_geomean(metric, by_metric[metric]) for metric in metrics]
@@ -396,18 +398,14 @@ def rows_by_metric(rows: list[Row]) -> dict[str, list[Row]]:
 
 
 def facts(c: Comparison, catching: list[Row] | None = None) -> Comparison:
-    """Sets what every format prints and no renderer may decide: each
-    row's changed_beyond, simulator_time and exact, and the comparison's
+    """Sets what every format prints and no renderer may decide, of the
+    comparison as a whole (each row's own facts, changed_beyond,
+    simulator_time and exact, are found as it is made: _row_facts): its
     metric_order, ungated_changed, simulated_gate and confidence. Returns
     c. catching, when given, is the rows that catch a slowdown
     (gates.blind_benchmarks)."""
-    simulated = c.backend.simulated
-    for r, beyond in zip(c.rows, gates.changed_beyond_each(c.rows)):
-        r.changed_beyond = beyond
-        r.simulator_time = (simulated and r.verdict == NOT_GATED
-                            and thresholds.is_time(r.metric))
-        r.exact = r.threshold.deterministic
-    times = {r.metric for r in c.rows if r.simulator_time} if simulated else set()
+    times = ({r.metric for r in c.rows if r.simulator_time}
+             if c.backend.simulated else set())
     if times:
         times -= {r.metric for r in c.rows if not r.simulator_time}
     c.metric_order = ([m for m in c.metrics if m not in times]
@@ -420,6 +418,17 @@ def facts(c: Comparison, catching: list[Row] | None = None) -> Comparison:
         list({id(r.threshold): r.threshold for r in c.rows}.values()))
     c.confidence = stats.confidence_label(c.alpha)
     return c
+
+
+def _row_facts(row: Row, simulated: bool) -> Row:
+    """row with its facts: the change is beyond the metric's threshold and
+    floor (gates.changed_beyond); the row is a simulator's time that no
+    verdict judged (valgrind's, not the code's); the metric is an exact
+    count, printed with all its digits."""
+    return row._replace(changed_beyond=gates.changed_beyond(row),
+                        simulator_time=(simulated and row.verdict == NOT_GATED
+                                        and thresholds.is_time(row.metric)),
+                        exact=row.threshold.deterministic)
 
 
 def _lacking(b_path: str, b_names: list[str], c_path: str, c_names: list[str]
@@ -459,10 +468,10 @@ class _Block(NamedTuple):
 def _judged_rows(pairing: matching.Pairing, metrics: list[str],
                  overrides: list[thresholds.Override],
                  files: tuple[benchjson.BenchFile, benchjson.BenchFile],
-                 backend: str, alpha: float,
+                 backend: machines.Backend, alpha: float,
                  progress: Callable[[str, int, int], None] | None
                  ) -> tuple[list[Row], dict[str, list[np.ndarray]] | None]:
-    """Every row with its verdict, in order (metric by metric, benchmarks
+    """Every row with its verdict and facts, in order (metric by metric, benchmarks
     in pairing order), and, when every row was judged in blocks read from
     the files' columns, each metric's baseline matrices (the values of its
     rows, a row each; None otherwise). Two files of one run each whose
@@ -471,7 +480,7 @@ def _judged_rows(pairing: matching.Pairing, metrics: list[str],
     pair of files row by row first (_stage_rows: the sides, then the tests,
     many rows at once, then the verdicts), with blocks where it can."""
     rounds = rounds_of(files[0]), rounds_of(files[1])
-    blocks = (_column_blocks(pairing, metrics, overrides, backend, files)
+    blocks = (_column_blocks(pairing, metrics, overrides, backend.name, files)
               if rounds == (1, 1) else None)
     staged: list[tuple] = []
     pending: list[tuple[int, list[float], list[float]]] = []
@@ -481,7 +490,8 @@ def _judged_rows(pairing: matching.Pairing, metrics: list[str],
         for block in blocks:
             matrices.setdefault(block.metric, []).append(block.b)
     else:
-        staged, pending, blocks = _stage_rows(pairing, metrics, overrides, rounds, backend)
+        staged, pending, blocks = _stage_rows(pairing, metrics, overrides, rounds,
+                                              backend.name)
     in_blocks = sum(len(block.slots) for block in blocks)
     tested = _rows_tested_callback(progress, len(pending) + in_blocks)
     results = _test_many(pending, alpha, tested)
@@ -489,11 +499,11 @@ def _judged_rows(pairing: matching.Pairing, metrics: list[str],
     slots: list = [None] * (len(staged) + in_blocks)
     for index, (slot, name, metric, unit, b, c, threshold, higher) in enumerate(staged):
         j = judge(b, c, threshold, higher, alpha, results.get(index))
-        slots[slot] = Row(name, metric, unit, b, c, j.change, j.p_value,
-                          j.interval, j.mode, threshold, higher, j.verdict,
-                          changed_work.get(name))
+        slots[slot] = _row_facts(Row(name, metric, unit, b, c, j.change, j.p_value,
+                                     j.interval, j.mode, threshold, higher, j.verdict,
+                                     changed_work.get(name)), backend.simulated)
     for block in blocks:
-        _judge_block(block, alpha, changed_work, slots)
+        _judge_block(block, alpha, changed_work, backend.simulated, slots)
         if tested:
             tested(len(block.slots))
     return slots, matrices
@@ -512,21 +522,34 @@ def _work_changes(pairing: matching.Pairing,
             for w in [work.change(b, c)] if w is not None}
 
 
-def _judge_block(block: _Block, alpha: float, changed_work: dict, slots: list) -> None:
-    """The rows of one block judged at once (batch.py), each put in its slot."""
+def _judge_block(block: _Block, alpha: float, changed_work: dict, simulated: bool,
+                 slots: list) -> None:
+    """The rows of one block judged at once (batch.py), each put in its
+    slot with its facts (as _row_facts finds them, a column at a time)."""
     j = batch.judge_block(block.b, block.c, block.threshold, block.higher, alpha)
     n, m = block.b.shape[1], block.c.shape[1]
     b_lists = block.b.tolist() if block.b_lists is None else map(list, block.b_lists)
     c_lists = block.c.tolist() if block.c_lists is None else map(list, block.c_lists)
-    metric, threshold, higher, mode = block.metric, block.threshold, block.higher, j.mode
-    for slot, name, unit, b_values, c_values, bc, cc, change, p, interval, verdict in zip(
-            block.slots, block.names, block.units, b_lists, c_lists, j.b_centers,
-            j.c_centers, j.changes, j.p_values, j.intervals, j.verdicts):
-        slots[slot] = Row(name, metric, unit,
-                          Side(bc, n, matching.REPETITIONS, b_values, 1),
-                          Side(cc, m, matching.REPETITIONS, c_values, 1),
-                          change, p, interval, mode, threshold, higher, verdict,
-                          changed_work.get(name))
+    threshold, source = block.threshold, matching.REPETITIONS
+    timed = simulated and thresholds.is_time(block.metric)
+    # Each Side and Row made in C, by tuple.__new__ over the columns (what
+    # their _make does, without its Python call a row).
+    rows = map(_NEW, repeat(Row), zip(
+        block.names, repeat(block.metric), block.units,
+        map(_NEW, repeat(Side), zip(j.b_centers, repeat(n), repeat(source), b_lists, repeat(1))),
+        map(_NEW, repeat(Side), zip(j.c_centers, repeat(m), repeat(source), c_lists, repeat(1))),
+        j.changes, j.p_values, j.intervals, repeat(j.mode), repeat(threshold),
+        repeat(block.higher), j.verdicts,
+        map(changed_work.get, block.names) if changed_work else repeat(None),
+        gates.changed_beyond_block(j.changes, j.b_centers, j.c_centers, threshold),
+        map(operator.eq, j.verdicts, repeat(NOT_GATED)) if timed else repeat(False),
+        repeat(threshold.deterministic)))
+    count = len(block.slots)
+    if count and block.slots[-1] - block.slots[0] == count - 1:   # one stretch
+        slots[block.slots[0]:block.slots[0] + count] = rows
+    else:
+        for slot, row in zip(block.slots, rows):
+            slots[slot] = row
 
 
 def _column_blocks(pairing: matching.Pairing, metrics: list[str],

@@ -30,15 +30,20 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import operator
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+
+import numpy as np
 
 from pmubench.runs import benchjson
 from pmubench.runs import matching
 from pmubench.verdicts import metrics, stats, thresholds
 from pmubench.verdicts.rows import (FEW_REPS, FEW_ROUNDS, NOT_GATED, THRESHOLD_ONLY,
                                     U_TEST, Row)
+
+_BENCHMARK = operator.attrgetter("benchmark")
 
 # Values a benchmark declares rather than counts (the model's).
 DECLARED_PATTERNS = metrics.DECLARED_PATTERNS
@@ -72,35 +77,34 @@ def catches_slowdown(row: Row) -> bool:
 def changed_beyond(row: Row) -> bool:
     """The change is beyond the metric's threshold (its class's default
     when the rule is off) and its floor: what a gate would have flagged."""
-    pct = row.threshold.pct
-    if pct is None:
-        pct = metrics.CLASS_BY_NAME[row.threshold.metric_class].threshold_pct
+    pct = _gate_pct(row.threshold)
     if pct is None or row.change != row.change:   # info metric, or NaN
         return False
     return (abs(row.change) * 100.0 > pct and
             abs(row.contender.center - row.baseline.center) >= row.threshold.floor)
 
 
-def changed_beyond_each(rows: list[Row]) -> list[bool]:
-    """changed_beyond of each row, the same rule with each threshold's
-    percentage looked up once (a large suite has hundreds of thousands of
-    rows and a few thresholds)."""
-    pcts: dict[int, tuple[object, float | None]] = {}
-    out = []
-    append = out.append
-    for row in rows:
-        threshold = row.threshold
-        known = pcts.get(id(threshold))
-        if known is None:
-            pct = threshold.pct
-            if pct is None:
-                pct = metrics.CLASS_BY_NAME[threshold.metric_class].threshold_pct
-            known = pcts[id(threshold)] = (threshold, pct)   # kept: its id stays its own
-        pct = known[1]
-        change = row.change
-        append(pct is not None and change == change and abs(change) * 100.0 > pct
-               and abs(row.contender.center - row.baseline.center) >= threshold.floor)
-    return out
+def _gate_pct(threshold: thresholds.Threshold) -> float | None:
+    """The percentage changed_beyond holds a change to: the threshold's,
+    else its class's default (None for an info metric)."""
+    pct = threshold.pct
+    if pct is None:
+        pct = metrics.CLASS_BY_NAME[threshold.metric_class].threshold_pct
+    return pct
+
+
+def changed_beyond_block(changes: list[float], b_centers: list[float],
+                         c_centers: list[float], threshold: thresholds.Threshold
+                         ) -> list[bool]:
+    """changed_beyond of rows of one threshold, given as columns: the same
+    arithmetic on float64 arrays (a NaN change compares False), for a
+    block of hundreds of thousands of rows."""
+    pct = _gate_pct(threshold)
+    if pct is None:
+        return [False] * len(changes)
+    change = np.asarray(changes, dtype=float)
+    moved = np.abs(np.asarray(c_centers, dtype=float) - np.asarray(b_centers, dtype=float))
+    return ((np.abs(change) * 100.0 > pct) & (moved >= threshold.floor)).tolist()
 
 
 def needed_size(alpha: float) -> int:
@@ -264,8 +268,7 @@ def blind_benchmarks(rows: list[Row], catching: list[Row] | None = None) -> set[
     given: the rows of rows that do, in order, found once by the caller)."""
     if catching is None:
         catching = list(filter(catches_slowdown, rows))
-    caught = {r.benchmark for r in catching}
-    return {r.benchmark for r in rows} - caught
+    return set(map(_BENCHMARK, rows)).difference(map(_BENCHMARK, catching))
 
 
 def blind_warnings(rows: list[Row], alpha: float, baseline_path: str,
@@ -273,11 +276,11 @@ def blind_warnings(rows: list[Row], alpha: float, baseline_path: str,
     """For a comparison that is not inconclusive: the benchmarks that have
     no row that catches a slowdown, or that rest on times alone (catching
     as blind_benchmarks takes it)."""
-    benchmarks = list(dict.fromkeys(r.benchmark for r in rows))
+    benchmarks = list(dict.fromkeys(map(_BENCHMARK, rows)))
     if catching is None:
         catching = list(filter(catches_slowdown, rows))
-    caught = {r.benchmark for r in catching}
-    counted = {r.benchmark for r in catching if is_counting(r)}
+    caught = set(map(_BENCHMARK, catching))
+    counted = set(map(_BENCHMARK, filter(is_counting, catching)))
     blind = [b for b in benchmarks if b not in caught]
     out = []
     if blind:

@@ -4,11 +4,17 @@ mode that judged it and its verdict (comparison.py explains the modes).
 Apart from comparison.py so that gates.py, which judges what rows could
 catch, and comparison.py, which builds them and calls gates.py, both
 import it and not each other.
+
+A row and its sides are named tuples, immutable, as stats.Interval: a
+large suite has hundreds of thousands of rows, which comparison.py makes
+a column at a time in C (tuple.__new__ over the columns); a dataclass's
+__init__ is a Python call per object, and its attributes take more room
+and time to read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pmubench.runs import matching
 from pmubench.verdicts import stats, thresholds
@@ -27,8 +33,7 @@ FEW_ROUNDS = "few rounds"
 THRESHOLD_ONLY = "threshold only"
 
 
-@dataclass
-class Side:
+class Side(NamedTuple):
     center: float
     n: int
     source: str             # matching.REPETITIONS, ... SINGLE_RUN
@@ -45,8 +50,7 @@ class Side:
                 for i in range(self.rounds)]
 
 
-@dataclass
-class Row:
+class Row(NamedTuple):
     benchmark: str
     metric: str
     unit: str               # time unit for times, "" otherwise
@@ -62,11 +66,11 @@ class Row:
     # The benchmark's label or items/bytes per iteration differ between
     # the files (work.py); None when its work is the same.
     work: WorkChange | None = None
-    # Facts every format prints, set by comparison.compare so that no
-    # renderer decides them: the change is beyond the metric's threshold
-    # and floor (gates.changed_beyond); the row is a simulator's time that
-    # no verdict judged (valgrind's, not the code's); the metric is an
-    # exact count, printed with all its digits.
+    # Facts every format prints, found by comparison.compare as it makes
+    # the row, so that no renderer decides them: the change is beyond the
+    # metric's threshold and floor (gates.changed_beyond); the row is a
+    # simulator's time that no verdict judged (valgrind's, not the
+    # code's); the metric is an exact count, printed with all its digits.
     changed_beyond: bool = False
     simulator_time: bool = False
     exact: bool = False
