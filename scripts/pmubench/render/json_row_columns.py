@@ -22,10 +22,10 @@ import math
 import operator
 from typing import Any
 
+from pmubench.verdicts.rows import Row, Side
+
 _float_text = float.__repr__
 _BOOLS = {True: "true", False: "false"}
-_BASELINE = operator.attrgetter("baseline")
-_CONTENDER = operator.attrgetter("contender")
 
 
 def _all_finite(values: list) -> bool:
@@ -71,18 +71,17 @@ def _bools(values: list) -> list[str] | None:
     return list(map(_BOOLS.__getitem__, values))
 
 
-def _side_fields(sides: list, strings: Any) -> list | None:
+def _side_fields(sides: tuple, strings: Any) -> list | None:
     """The fields of each side's text, as columns (a string: the same in
     every row), or None when a side is not of the common kind."""
-    sizes = list(map(operator.attrgetter("n"), sides))
-    values = list(map(operator.attrgetter("values"), sides))
+    if set(map(type, sides)) != {Side}:
+        return None
+    centers, sizes, sources, values, _ = zip(*sides)     # Side's fields, in C
     flat = list(itertools.chain.from_iterable(values))
-    centers = list(map(operator.attrgetter("center"), sides))
     if set(map(type, sizes)) != {int} or not _all_finite(centers) or not _all_finite(flat):
         return None
-    fields: list = ['{"center": ', None, ', "n": ', list(map(int.__repr__, sizes)),
-                    ', "source": ',
-                    list(map(strings.__getitem__, map(operator.attrgetter("source"), sides))),
+    fields: list = ['{"center": ', None, ', "n": ', _same_or_each(sizes, int.__repr__),
+                    ', "source": ', _same_or_each(sources, strings.__getitem__),
                     ', "values": [']
     texts = _odd_sample_texts(values, flat, centers)
     if texts is not None:
@@ -94,6 +93,15 @@ def _side_fields(sides: list, strings: Any) -> list | None:
         return fields[:-1] + [', "values": ', list(map(list.__repr__, values)), "}"]
     return fields + [list(map(", ".join, map(map, itertools.repeat(_float_text), values))),
                      "]}"]
+
+
+def _same_or_each(column: tuple, text: Any) -> str | list[str]:
+    """text of the value every row of column holds (a string, joined with
+    the constant parts around it), else text of each."""
+    kinds = set(column)
+    if len(kinds) == 1:
+        return text(kinds.pop())
+    return list(map(text, column))
 
 
 def _odd_sample_texts(values: list, flat: list, centers: list
@@ -149,44 +157,40 @@ def _p_texts(values: list) -> list[str] | None:
     return None if texts is None else _with_nulls(values, texts)
 
 
-def _strings(rows: list, name: str, strings: Any) -> list[str]:
-    """The JSON text of each row's string field name (strings: the
-    writer's cache)."""
-    return list(map(strings.__getitem__, map(operator.attrgetter(name), rows)))
-
-
 def _row_fields(rows: list, writer: Any) -> list | None:
     """The fields of each row's text, as columns (a string: the same in
     every row), or None when a row is not of the common kind."""
-    strings = writer.strings
-    if any(map(operator.attrgetter("work"), rows)):
+    if set(map(type, rows)) != {Row}:
         return None
-    changes = _finite_floats(list(map(operator.attrgetter("change"), rows)))
+    # Every field a column, by one transposition in C (rows are named tuples).
+    c = dict(zip(Row._fields, zip(*rows)))
+    strings = writer.strings
+    if any(c["work"]):
+        return None
+    changes = _finite_floats(c["change"])
     if changes is None:
         return None
-    pcts = _finite_floats(list(map(operator.mul, map(operator.attrgetter("change"), rows),
-                                   itertools.repeat(100.0))))
-    higher = _bools(list(map(operator.attrgetter("higher_is_better"), rows)))
-    beyond = _bools(list(map(operator.attrgetter("changed_beyond"), rows)))
-    p_values = _p_texts(list(map(operator.attrgetter("p_value"), rows)))
-    ci = _ci_texts(list(map(operator.attrgetter("interval"), rows)))
-    baseline = _side_fields(list(map(_BASELINE, rows)), strings)
-    contender = _side_fields(list(map(_CONTENDER, rows)), strings)
+    pcts = _finite_floats(list(map(operator.mul, c["change"], itertools.repeat(100.0))))
+    higher, beyond = _bools(c["higher_is_better"]), _bools(c["changed_beyond"])
+    p_values, ci = _p_texts(c["p_value"]), _ci_texts(c["interval"])
+    baseline = _side_fields(c["baseline"], strings)
+    contender = _side_fields(c["contender"], strings)
     if None in (pcts, higher, beyond, p_values, ci, baseline, contender):
         return None
-    thresholds = list(map(operator.attrgetter("threshold"), rows))
+    thresholds = c["threshold"]
     known = {key: writer.threshold(t) for key, t in
              {id(t): t for t in thresholds}.items()}
-    return ['    {"benchmark": ', _strings(rows, "benchmark", strings),
-            ', "metric": ', _strings(rows, "metric", strings),
-            ', "unit": ', _strings(rows, "unit", strings),
+    return ['    {"benchmark": ', list(map(strings.__getitem__, c["benchmark"])),
+            ', "metric": ', _same_or_each(c["metric"], strings.__getitem__),
+            ', "unit": ', _same_or_each(c["unit"], strings.__getitem__),
             ', "higher_is_better": ', higher, ', "baseline": ', *baseline,
             ', "contender": ', *contender, ', "change": ', changes,
             ', "change_pct": ', pcts, ', "change_infinite": null, "p_value": ', p_values,
-            ', "ci": ', ci, ', "mode": ', _strings(rows, "mode", strings), ", ",
-            list(map(known.__getitem__, map(id, thresholds))),
+            ', "ci": ', ci, ', "mode": ', _same_or_each(c["mode"], strings.__getitem__), ", ",
+            _same_or_each(tuple(map(id, thresholds)), known.__getitem__),
             ', "changed_beyond_threshold": ', beyond,
-            ', "verdict": ', _strings(rows, "verdict", strings), ', "work_changed": null}']
+            ', "verdict": ', list(map(strings.__getitem__, c["verdict"])),
+            ', "work_changed": null}']
 
 
 def row_texts(rows: list, writer: Any) -> list[str] | None:
