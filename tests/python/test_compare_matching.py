@@ -209,3 +209,33 @@ def test_stretches_start_wherever_a_name_registration_or_unit_changes():
         expected = [0] + [i for i in range(1, count)
                           if any(c[i] != c[i - 1] for c in columns)]
         assert matching._stretch_starts(columns[0], tuple(columns[1:])) == expected
+
+
+def _suite_runs(seed: int, interleaved: bool) -> list[dict]:
+    """Six benchmarks x 5 repetitions of one shape, each benchmark's
+    repetitions together or, as --benchmark_enable_random_interleaving
+    writes them, one repetition of every benchmark after another."""
+    rng = random.Random(seed)
+    runs = {(b, rep): _iteration(f"BM_S/{b}", rep, 5, instructions=100.0 + b,
+                                 real_time=rng.uniform(10, 11), cpu_time=rng.uniform(10, 11))
+            for b in range(6) for rep in range(5)}
+    order = ([(b, rep) for rep in range(5) for b in range(6)] if interleaved
+             else [(b, rep) for b in range(6) for rep in range(5)])
+    return [runs[key] for key in order]
+
+
+def test_interleaved_repetitions_are_judged_as_stretches_are(tmp_path):
+    """The column path takes a benchmark's repetitions wherever they are in
+    the file: interleaved ones give the rows that stretches give."""
+    rows = {}
+    for interleaved in (False, True):
+        files = []
+        for side, seed in (("base", 1), ("head", 2)):
+            path = tmp_path / f"{side}-{interleaved}.json"
+            path.write_text(json.dumps({"context": {},
+                                        "benchmarks": _suite_runs(seed, interleaved)}))
+            files.append(benchjson.load(str(path)))
+        assert all(f.metric_columns() is not None for f in files)
+        rows[interleaved] = comparison.compare(*files).rows
+    assert rows[True] == rows[False]
+    assert len(rows[True]) == 18
