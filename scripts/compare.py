@@ -28,7 +28,7 @@ from pmubench.base import launch
 
 launch.ensure("compare.py", launch.COMPARE_NEEDS)
 
-from pmubench.base import atomic, front  # noqa: E402
+from pmubench.base import atomic, front, pipe_size  # noqa: E402
 from pmubench.base.exits import EXIT_BAD_INPUT  # noqa: E402
 from pmubench.render import compare_json, compare_markdown, compare_text, formatting  # noqa: E402
 from pmubench.runs import benchjson  # noqa: E402
@@ -274,6 +274,7 @@ def _write(args: argparse.Namespace, result: comparison.Comparison,
             return False
         written.append(path)
     if args.output is None:
+        pipe_size.widen(sys.stdout)
         for part in parts:
             sys.stdout.write(part)
     return True
