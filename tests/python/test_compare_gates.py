@@ -6,6 +6,7 @@ names, the machine at the top and --strict."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -212,3 +213,26 @@ def test_sigterm_while_writing_the_report_leaves_no_temp_file(tmp_path, fixture_
         pytest.skip("compare.py always finished before its temp file was seen")
     assert proc.returncode == 128 + signal.SIGTERM
     assert os.listdir(out_dir) == []
+
+
+def test_changed_beyond_of_a_block_is_each_rows_changed_beyond():
+    """gates.changed_beyond_block (a block's rows, as columns) is
+    gates.changed_beyond of each row: NaN and infinite changes, a change
+    just at the threshold, a move under the floor, an info metric."""
+    from pmubench.verdicts import comparison as cmp
+    from pmubench.verdicts import gates, thresholds
+    cases = [(0.1, 1.0, 1.1), (0.0999999, 1.0, 1.0999999), (0.1000001, 1.0, 1.1000001),
+             (float("nan"), 0.0, 0.0), (float("inf"), 0.0, 2.0), (float("-inf"), 0.0, -2.0),
+             (-0.5, 4.0, 2.0), (0.5, 1e-9, 1.5e-9), (-0.0, 0.0, -0.0), (3.0, -1.0, 2.0),
+             (1.0, 0.5, 1.0), (0.9, 0.5, 0.95)]
+    for metric, floor in (("cpu_time", 0.0), ("instructions", 0.0), ("page-faults", 0.5),
+                          ("context-switches", 0.0)):
+        threshold = dataclasses.replace(thresholds.resolve(metric, [], "perf_event", False),
+                                        floor=floor)
+        changes, b_centers, c_centers = (list(c) for c in zip(*cases))
+        rows = [cmp.Row("BM_X", metric, "", cmp.Side(b, 3, "repetitions", [b], 1),
+                        cmp.Side(c, 3, "repetitions", [c], 1), change, None, None,
+                        cmp.U_TEST, threshold, False, cmp.NO_CHANGE)
+                for change, b, c in cases]
+        assert gates.changed_beyond_block(changes, b_centers, c_centers, threshold) == [
+            gates.changed_beyond(row) for row in rows], metric
