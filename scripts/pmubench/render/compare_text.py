@@ -19,7 +19,6 @@ _RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m"
 _YELLOW = "\033[33m"
 _PAINT = {cmp.REGRESSION: _RED + _BOLD, cmp.IMPROVEMENT: _GREEN,
           cmp.NOT_GATED: _DIM, "inconclusive": _YELLOW + _BOLD}
-_METRIC = operator.attrgetter("metric")
 _MODE = operator.attrgetter("mode")
 _VERDICT = operator.attrgetter("verdict")
 _HEADER = ("Benchmark", "Baseline", "Contender", "Change", "CI", "p", "Verdict")
@@ -90,10 +89,7 @@ def render(c: cmp.Comparison, color: bool = False) -> str:
                    "evidence than the test; compare.py --help says how")
     out.append("")
     paints += [None] * (len(out) - len(paints))
-    # Each metric's rows, cut in C: rows come metric by metric.
-    by_metric: dict[str, list[cmp.Row]] = {}
-    for metric, group in itertools.groupby(c.rows, _METRIC):
-        by_metric.setdefault(metric, []).extend(group)
+    by_metric = c.by_metric()
     geomeans = {g.metric: g for g in c.geomeans}
     for metric in c.metric_order:
         rows = by_metric[metric]

@@ -104,7 +104,12 @@ _LEVEL = operator.attrgetter("level")
 def _below_level(iv: stats.Interval | None, alpha: float) -> bool:
     """The interval exists and its level is below 1 - alpha (too few
     repetitions to reach it): such a row says its own level."""
-    return iv is not None and iv.level < 1.0 - alpha - 1e-9
+    return iv is not None and _level_below(iv.level, alpha)
+
+
+def _level_below(level: float, alpha: float) -> bool:
+    """An interval's level is below 1 - alpha."""
+    return level < 1.0 - alpha - 1e-9
 
 
 def interval_heading(rows, alpha: float, confidence: str) -> str:
@@ -115,7 +120,7 @@ def interval_heading(rows, alpha: float, confidence: str) -> str:
     # Each level once, found in C: rows share a few, and a suite has
     # hundreds of thousands of rows.
     levels = set(map(_LEVEL, filter(None, map(_INTERVAL, rows))))
-    if any(level < 1.0 - alpha - 1e-9 for level in levels):
+    if any(_level_below(level, alpha) for level in levels):
         text += (" (rows marked @N% have too few repetitions for it: their"
                  " interval is the widest the samples give, at level N%)")
     return text

@@ -165,6 +165,10 @@ class Comparison:
         seen = collections.Counter(map(_VERDICT, self.rows))
         return {v: seen[v] for v in (REGRESSION, IMPROVEMENT, NO_CHANGE, NOT_GATED)}
 
+    def by_metric(self) -> dict[str, list[Row]]:
+        """Each metric's rows, in order (rows_by_metric)."""
+        return rows_by_metric(self.rows)
+
     @property
     def result(self) -> str:
         """'fail', 'inconclusive' or 'pass' (result_word)."""
