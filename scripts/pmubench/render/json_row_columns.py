@@ -80,19 +80,22 @@ def _side_fields(sides: tuple, strings: Any) -> list | None:
     flat = list(itertools.chain.from_iterable(values))
     if set(map(type, sizes)) != {int} or not _all_finite(centers) or not _all_finite(flat):
         return None
-    fields: list = ['{"center": ', None, ', "n": ', _same_or_each(sizes, int.__repr__),
-                    ', "source": ', _same_or_each(sources, strings.__getitem__),
-                    ', "values": [']
-    texts = _odd_sample_texts(values, flat, centers)
+    lists = set(map(type, values)) == {list}
+    texts = _odd_sample_texts(values, flat, centers) if lists else None
     if texts is not None:
-        fields[1] = texts[0]
-        return fields + [texts[1], "]}"]
-    fields[1] = list(map(_float_text, centers))
-    if set(map(type, flat)) == {float} and set(map(type, values)) == {list}:
+        center_texts, value_texts = texts
+        open_, close = "[", "]"
+    elif lists and set(map(type, flat)) == {float}:
         # A list of floats' repr is json's text of it: one call a side.
-        return fields[:-1] + [', "values": ', list(map(list.__repr__, values)), "}"]
-    return fields + [list(map(", ".join, map(map, itertools.repeat(_float_text), values))),
-                     "]}"]
+        center_texts = list(map(_float_text, centers))
+        open_, value_texts, close = "", list(map(list.__repr__, values)), ""
+    else:
+        center_texts = list(map(_float_text, centers))
+        open_, close = "[", "]"
+        value_texts = list(map(", ".join, map(map, itertools.repeat(_float_text), values)))
+    return ['{"center": ', center_texts, ', "n": ', _same_or_each(sizes, int.__repr__),
+            ', "source": ', _same_or_each(sources, strings.__getitem__),
+            ', "values": ' + open_, value_texts, close + "}"]
 
 
 def _same_or_each(column: tuple, text: Any) -> str | list[str]:
@@ -106,14 +109,14 @@ def _same_or_each(column: tuple, text: Any) -> str | list[str]:
 
 def _odd_sample_texts(values: list, flat: list, centers: list
                       ) -> tuple[list[str], list[str]] | None:
-    """(each center's text, each side's values joined by ', ') for sides of
-    one odd size n whose centers are non-zero: each value's repr made once
-    and the center's taken from it (an odd sample's median is one of its
-    values, and equal non-zero floats have one repr: a float's repr is the
-    JSON format's costliest part). None for any other sides (a zero center
+    """(each center's text, each side's values joined by ', ') for sides
+    (their values in lists) of one odd size n whose centers are non-zero:
+    each value's repr made once and the center's taken from it (an odd
+    sample's median is one of its values, and equal non-zero floats have
+    one repr: a float's repr is the JSON format's costliest part). None for any other sides (a zero center
     may be -0.0 or 0.0, equal but written apart)."""
     sizes = set(map(len, values))
-    if len(sizes) != 1 or set(map(type, values)) != {list} or 0.0 in centers:
+    if len(sizes) != 1 or 0.0 in centers:
         return None
     n = sizes.pop()
     if n % 2 == 0:
